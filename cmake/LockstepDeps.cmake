@@ -1,0 +1,34 @@
+# Dependencies come from Debian packages only. A missing one stops the configure with the package
+# to install (scripts/setup installs them all).
+
+macro(lockstep_require_pkg var module debian_pkg)
+  pkg_check_modules(${var} IMPORTED_TARGET ${module})
+  if(NOT ${var}_FOUND)
+    message(FATAL_ERROR "lockstep needs ${module}: install the Debian package '${debian_pkg}' "
+                        "(apt-get install ${debian_pkg}, or run scripts/setup)")
+  endif()
+endmacro()
+
+macro(lockstep_require_cmake_pkg name debian_pkg)
+  find_package(${name} ${ARGN} QUIET)
+  if(NOT ${name}_FOUND)
+    message(FATAL_ERROR "lockstep needs ${name}: install the Debian package '${debian_pkg}' "
+                        "(apt-get install ${debian_pkg}, or run scripts/setup)")
+  endif()
+endmacro()
+
+find_package(PkgConfig QUIET)
+if(NOT PkgConfig_FOUND)
+  message(FATAL_ERROR "lockstep needs pkg-config: install the Debian package 'pkg-config'")
+endif()
+
+lockstep_require_pkg(UNICORN unicorn libunicorn-dev)
+lockstep_require_pkg(CAPSTONE capstone libcapstone-dev)
+lockstep_require_cmake_pkg(ZLIB zlib1g-dev)
+lockstep_require_cmake_pkg(fmt libfmt-dev)
+lockstep_require_cmake_pkg(CLI11 libcli11-dev)
+lockstep_require_cmake_pkg(nlohmann_json nlohmann-json3-dev)
+if(LOCKSTEP_BUILD_TESTS)
+  lockstep_require_cmake_pkg(GTest libgtest-dev)
+  find_package(benchmark QUIET)
+endif()

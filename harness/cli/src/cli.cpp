@@ -1,0 +1,78 @@
+#include "lockstep/cli/cli.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <memory>
+
+#include <fmt/ostream.h>
+
+namespace lockstep::cli {
+
+std::vector<Command>& commands() {
+  static std::vector<Command> all;
+  return all;
+}
+
+int report(Io& io, const Error& e) {
+  fmt::print(io.err, "lockstep: error ({}): {}\n", errc_name(e.code), e.message);
+  return exit_code_for(e.code);
+}
+
+int run(const std::vector<std::string>& args, Io io) {
+  CLI::App app{"lockstep: proves a port of a 32-bit x86 game byte for byte against the original under Unicorn",
+               "lockstep"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every command");
+  app.footer("Exit codes: 0 ok, 1 mismatch, 2 bad input or usage, 3 guest fault, 4 environment "
+             "(permissions, I/O), 5 internal error.");
+  auto cmds = commands();
+  std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+  std::function<int(Io&)> action;
+  std::vector<std::pair<CLI::App*, std::function<int(Io&)>>> actions;
+  for (const auto& c : cmds) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    actions.emplace_back(sub, c.setup(*sub));
+  }
+  std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  try {
+    app.parse(rev);
+  } catch (const CLI::CallForHelp& e) {
+    io.out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp& e) {
+    io.out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    // Subcommand help (--help after a subcommand) arrives here too.
+    if (e.get_exit_code() == 0) {
+      for (auto& [sub, act] : actions)
+        if (sub->parsed()) { io.out << sub->help(); return kExitOk; }
+      io.out << app.help();
+      return kExitOk;
+    }
+    fmt::print(io.err, "lockstep: usage error: {}\nRun 'lockstep --help' for the commands.\n", e.what());
+    return kExitBadInput;
+  }
+  for (auto& [sub, act] : actions) {
+    if (!sub->parsed()) continue;
+    try {
+      return act(io);
+    } catch (const std::bad_alloc&) {
+      fmt::print(io.err, "lockstep: error (internal): out of memory\n");
+      return kExitInternal;
+    } catch (const std::exception& e) {
+      fmt::print(io.err, "lockstep: internal error: {}\n", e.what());
+      return kExitInternal;
+    }
+  }
+  return kExitBadInput;
+}
+
+int run(int argc, const char* const* argv, Io io) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  return run(args, io);
+}
+
+}  // namespace lockstep::cli
