@@ -1,0 +1,84 @@
+// A case: one recorded call of one original function — what it was given and what it did — enough to
+// run the port on the same input bytes and compare every byte (design.md, "Case semantics").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lockstep/cases/byte_map.hpp"
+
+namespace lockstep::cases {
+
+enum class Convention : std::uint8_t { kWatcom, kCdecl, kStdcall, kFastcall, kThiscall, kCustom };
+enum class Returns : std::uint8_t { kNone, kEax, kEdxEax, kSt0 };
+const char* convention_name(Convention c) noexcept;
+const char* returns_name(Returns r) noexcept;
+
+/// x87/SSE state at a call boundary. ST(i) are 80-bit values by stack position.
+struct X87 {
+  std::uint16_t control = 0x027f;
+  std::uint16_t status = 0;
+  std::uint16_t tag = 0xffff;  ///< full tag word (2 bits per physical register; 11 = empty)
+  std::array<std::array<std::uint8_t, 10>, 8> st{};
+  std::uint32_t mxcsr = 0x1f80;
+  friend bool operator==(const X87&, const X87&) = default;
+};
+
+/// The CPU registers at a call boundary.
+struct Registers {
+  std::uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0, esi = 0, edi = 0, ebp = 0, esp = 0;
+  std::uint32_t eip = 0, eflags = 0;
+  X87 x87;
+  friend bool operator==(const Registers&, const Registers&) = default;
+};
+
+/// Where a case came from, so `lockstep replay --case ID` (and a re-capture) can reproduce it.
+struct Origin {
+  std::string snapshot_sha256;  ///< the snapshot the capture ran on
+  std::string record;           ///< state-log record kind the driver laid over it ("CTRL")
+  std::uint32_t record_index = 0;
+  std::uint32_t step = 0;
+  std::uint32_t racer = 0;
+  std::uint32_t call_index = 0;  ///< n-th call of this function within that driver run
+  friend bool operator==(const Origin&, const Origin&) = default;
+};
+
+/// A poke: bytes written over the state before the run (an analyst's "what if").
+struct Poke {
+  GuestAddr address = 0;
+  std::vector<std::uint8_t> bytes;
+  friend bool operator==(const Poke&, const Poke&) = default;
+};
+
+struct Case {
+  std::uint32_t id = 0;         ///< unique within its function's file
+  GuestAddr function = 0;
+  std::string name;             ///< the profile's name ("tyres::tyres")
+  Convention convention = Convention::kWatcom;
+  Returns returns = Returns::kNone;
+
+  Registers in;                 ///< at entry (esp points at the return address)
+  Registers out;                ///< at return
+  /// Bytes the original read before writing them, with the value read. Those below in.esp are
+  /// stale-stack reads (inputs left by an earlier call): see is_stale().
+  ByteMap inputs;
+  /// Bytes written at or above in.esp (final values): compared byte for byte.
+  ByteMap writes;
+  /// Number of bytes written below in.esp (the callee's own frame): not compared, kept for reports.
+  std::uint32_t frame_bytes_written = 0;
+
+  Origin origin;
+  std::vector<Poke> pokes;      ///< non-empty: a "poked" case (found by a search or made by hand)
+  std::string note;             ///< free text ("search: edge 0x41b0c2 taken")
+
+  bool poked() const noexcept { return !pokes.empty(); }
+  bool is_stale(GuestAddr a) const noexcept { return a < in.esp; }
+  std::size_t stale_input_count() const;
+
+  friend bool operator==(const Case&, const Case&) = default;
+};
+
+}  // namespace lockstep::cases

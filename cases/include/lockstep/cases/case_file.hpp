@@ -1,0 +1,40 @@
+// The case file: every case of one function, in one zlib-compressed file (documented in
+// cases/docs/case-format.md). Writers are atomic; readers refuse bad input with a precise error.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lockstep/base/result.hpp"
+#include "lockstep/cases/case.hpp"
+
+namespace lockstep::cases {
+
+inline constexpr std::uint32_t kCaseFileVersion = 1;
+/// Named limits a reader enforces before allocating anything.
+inline constexpr std::uint32_t kMaxCasesPerFile = 1u << 20;
+inline constexpr std::uint32_t kMaxRunsPerMap = 1u << 20;
+inline constexpr std::uint32_t kMaxRunBytes = 16u << 20;
+inline constexpr std::uint64_t kMaxCaseBodyBytes = std::uint64_t{1} << 30;
+inline constexpr std::uint32_t kMaxPokes = 4096;
+inline constexpr std::uint32_t kMaxStringBytes = 4096;
+
+/// All cases of one function.
+struct CaseFile {
+  GuestAddr function = 0;
+  std::string name;
+  std::vector<Case> cases;
+};
+
+/// Serialises to the on-disk bytes (deterministic: the same cases give the same bytes).
+std::vector<std::uint8_t> encode_case_file(const CaseFile& f);
+/// Parses on-disk bytes; `what` names the input in error messages.
+Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std::string& what);
+
+Status write_case_file(const std::filesystem::path& path, const CaseFile& f);
+Result<CaseFile> read_case_file(const std::filesystem::path& path);
+
+}  // namespace lockstep::cases

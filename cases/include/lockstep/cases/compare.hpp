@@ -1,0 +1,65 @@
+// Comparing the port's effects on a case with the original's (design.md, "Case semantics"):
+// every byte the original wrote at or above its entry stack pointer must be written by the port with
+// the same value; the port must write nothing else; output registers per convention must agree; a
+// byte the port read that the original never read is reported (an error by default).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lockstep/cases/case.hpp"
+
+namespace lockstep::cases {
+
+/// What the port did on a case.
+struct PortEffects {
+  ByteMap writes;
+  std::uint32_t eax = 0, edx = 0;
+  std::optional<double> st0;          ///< for Returns::kSt0
+  std::vector<GuestAddr> outside_reads;
+};
+
+struct ByteDiff {
+  enum class Kind : std::uint8_t {
+    kDifferent,        ///< both wrote, different values
+    kNotWritten,       ///< the original wrote it, the port did not
+    kExtraWrite,       ///< the port wrote a byte the original left alone
+  };
+  GuestAddr address = 0;
+  Kind kind = Kind::kDifferent;
+  std::optional<std::uint8_t> original;  ///< the original's final value (absent for kExtraWrite)
+  std::optional<std::uint8_t> port;      ///< the port's value (absent for kNotWritten)
+  std::optional<std::uint8_t> before;    ///< the byte's input value, when the case has it
+};
+
+struct RegisterDiff {
+  std::string name;  ///< "eax", "edx", "st0"
+  std::string original, port;
+};
+
+struct CompareOptions {
+  /// A read outside the original's read set fails the case (the case cannot vouch for the value).
+  bool outside_reads_fail = true;
+};
+
+struct Comparison {
+  std::vector<ByteDiff> bytes;           ///< ascending by address
+  std::vector<RegisterDiff> registers;
+  std::vector<GuestAddr> outside_reads;
+  bool outside_reads_fail = true;
+
+  bool matched() const noexcept {
+    return bytes.empty() && registers.empty() && (outside_reads.empty() || !outside_reads_fail);
+  }
+};
+
+Comparison compare(const Case& original, const PortEffects& port, const CompareOptions& opt = {});
+
+/// The 80-bit extended value x87 would hold for a double (exact: every double is representable).
+std::array<std::uint8_t, 10> f64_to_f80(double v);
+/// The double nearest an 80-bit value under round-to-nearest-even (exact when it came from a double).
+double f80_to_f64(const std::array<std::uint8_t, 10>& v);
+
+}  // namespace lockstep::cases

@@ -1,0 +1,229 @@
+#include "lockstep/cases/case_file.hpp"
+
+#include <cstring>
+
+#include "lockstep/base/byte_reader.hpp"
+#include "lockstep/base/io.hpp"
+
+namespace lockstep::cases {
+
+namespace {
+
+constexpr char kMagic[8] = {'L', 'K', 'C', 'A', 'S', 'E', '\r', '\n'};
+constexpr std::size_t kHeaderSize = 40;
+
+void put_x87(ByteWriter& w, const X87& x) {
+  w.u16(x.control);
+  w.u16(x.status);
+  w.u16(x.tag);
+  w.u16(0);
+  for (const auto& st : x.st) w.bytes(st);
+  w.u32(x.mxcsr);
+}
+
+void put_regs(ByteWriter& w, const Registers& r) {
+  for (std::uint32_t v : {r.eax, r.ebx, r.ecx, r.edx, r.esi, r.edi, r.ebp, r.esp, r.eip, r.eflags}) w.u32(v);
+  put_x87(w, r.x87);
+}
+
+void put_map(ByteWriter& w, const ByteMap& m) {
+  auto runs = m.runs();
+  w.u32(static_cast<std::uint32_t>(runs.size()));
+  for (const auto& run : runs) {
+    w.u32(run.base);
+    w.u32(static_cast<std::uint32_t>(run.bytes.size()));
+    w.bytes(run.bytes);
+  }
+}
+
+Result<X87> get_x87(ByteReader& r) {
+  X87 x;
+  LOCKSTEP_TRY(x.control, r.u16("x87 control word"));
+  LOCKSTEP_TRY(x.status, r.u16("x87 status word"));
+  LOCKSTEP_TRY(x.tag, r.u16("x87 tag word"));
+  LOCKSTEP_TRY(auto pad, r.u16("x87 padding"));
+  (void)pad;
+  for (auto& st : x.st) {
+    LOCKSTEP_TRY(auto s, r.take(10, "x87 register"));
+    std::memcpy(st.data(), s.data(), 10);
+  }
+  LOCKSTEP_TRY(x.mxcsr, r.u32("mxcsr"));
+  return x;
+}
+
+Result<Registers> get_regs(ByteReader& r, const char* which) {
+  Registers g;
+  for (std::uint32_t* p : {&g.eax, &g.ebx, &g.ecx, &g.edx, &g.esi, &g.edi, &g.ebp, &g.esp, &g.eip, &g.eflags}) {
+    LOCKSTEP_TRY(*p, r.u32(which));
+  }
+  LOCKSTEP_TRY(g.x87, get_x87(r));
+  return g;
+}
+
+Result<ByteMap> get_map(ByteReader& r, const char* which) {
+  ByteMap m;
+  LOCKSTEP_TRY(std::uint32_t runs, r.u32(which));
+  if (runs > kMaxRunsPerMap)
+    return Error::make(Errc::kLimit, "{}: {} has {} runs at offset 0x{:x}, past the limit of {}", r.what(), which,
+                       runs, r.pos() - 4, kMaxRunsPerMap);
+  std::uint64_t prev_end = 0;
+  for (std::uint32_t i = 0; i < runs; ++i) {
+    LOCKSTEP_TRY(std::uint32_t base, r.u32(which));
+    LOCKSTEP_TRY(std::uint32_t len, r.u32(which));
+    if (len == 0 || len > kMaxRunBytes)
+      return Error::make(Errc::kLimit, "{}: {} run {} at offset 0x{:x} has length {} (must be 1..{})", r.what(), which,
+                         i, r.pos() - 4, len, kMaxRunBytes);
+    if (std::uint64_t{base} + len > (std::uint64_t{1} << 32))
+      return Error::make(Errc::kMalformed, "{}: {} run {} at 0x{:08x} (+{}) wraps past 4 GiB", r.what(), which, i,
+                         base, len);
+    if (i > 0 && base < prev_end)
+      return Error::make(Errc::kMalformed, "{}: {} run {} at 0x{:08x} overlaps or precedes the run before it",
+                         r.what(), which, i, base);
+    LOCKSTEP_TRY(auto bytes, r.take(len, which));
+    m.set(base, bytes);
+    prev_end = std::uint64_t{base} + len;
+  }
+  return m;
+}
+
+Result<std::string> get_str(ByteReader& r, const char* which) { return r.str32(which, kMaxStringBytes); }
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
+  ByteWriter body;
+  body.str32(f.name);
+  for (const Case& c : f.cases) {
+    body.u32(c.id);
+    body.u32(c.function);
+    body.str32(c.name);
+    body.u8(static_cast<std::uint8_t>(c.convention));
+    body.u8(static_cast<std::uint8_t>(c.returns));
+    body.u16(0);
+    put_regs(body, c.in);
+    put_regs(body, c.out);
+    put_map(body, c.inputs);
+    put_map(body, c.writes);
+    body.u32(c.frame_bytes_written);
+    body.str32(c.origin.snapshot_sha256);
+    body.str32(c.origin.record);
+    for (std::uint32_t v : {c.origin.record_index, c.origin.step, c.origin.racer, c.origin.call_index}) body.u32(v);
+    body.u32(static_cast<std::uint32_t>(c.pokes.size()));
+    for (const Poke& p : c.pokes) {
+      body.u32(p.address);
+      body.u32(static_cast<std::uint32_t>(p.bytes.size()));
+      body.bytes(p.bytes);
+    }
+    body.str32(c.note);
+  }
+  std::span<const std::uint8_t> raw(reinterpret_cast<const std::uint8_t*>(body.out().data()), body.out().size());
+  auto packed = zlib_compress(raw, 9);
+  ByteWriter out;
+  out.out().append(kMagic, sizeof kMagic);
+  out.u32(kCaseFileVersion);
+  out.u32(f.function);
+  out.u32(static_cast<std::uint32_t>(f.cases.size()));
+  out.u32(0);  // flags
+  out.u64(raw.size());
+  out.u32(crc32(raw));
+  out.u32(static_cast<std::uint32_t>(packed.size()));
+  out.bytes(packed);
+  const auto& s = out.out();
+  return std::vector<std::uint8_t>(s.begin(), s.end());
+}
+
+Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std::string& what) {
+  ByteReader h(bytes, what);
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return Error::make(Errc::kBadMagic, "{}: not a lockstep case file (no LKCASE magic at offset 0)", what);
+  if (bytes.size() < kHeaderSize)
+    return Error::make(Errc::kTruncated, "{}: {} bytes, shorter than the {}-byte header", what, bytes.size(),
+                       kHeaderSize);
+  LOCKSTEP_TRY_STATUS(h.seek(8));
+  LOCKSTEP_TRY(std::uint32_t version, h.u32("version"));
+  if (version != kCaseFileVersion)
+    return Error::make(Errc::kBadVersion, "{}: case file version {}, this build reads version {}", what, version,
+                       kCaseFileVersion);
+  CaseFile f;
+  LOCKSTEP_TRY(f.function, h.u32("function address"));
+  LOCKSTEP_TRY(std::uint32_t count, h.u32("case count"));
+  LOCKSTEP_TRY(std::uint32_t flags, h.u32("flags"));
+  LOCKSTEP_TRY(std::uint64_t body_size, h.u64("body size"));
+  LOCKSTEP_TRY(std::uint32_t body_crc, h.u32("body checksum"));
+  LOCKSTEP_TRY(std::uint32_t packed_size, h.u32("compressed size"));
+  if (flags != 0) return Error::make(Errc::kUnsupported, "{}: unknown flags 0x{:x} in the header", what, flags);
+  if (count > kMaxCasesPerFile)
+    return Error::make(Errc::kLimit, "{}: {} cases, past the limit of {}", what, count, kMaxCasesPerFile);
+  if (body_size > kMaxCaseBodyBytes)
+    return Error::make(Errc::kLimit, "{}: body of {} bytes, past the limit of {}", what, body_size,
+                       kMaxCaseBodyBytes);
+  LOCKSTEP_TRY(auto packed, h.slice(kHeaderSize, packed_size, "compressed body"));
+  if (kHeaderSize + std::uint64_t{packed_size} != bytes.size())
+    return Error::make(Errc::kMalformed, "{}: {} bytes after the compressed body", what,
+                       bytes.size() - kHeaderSize - packed_size);
+  LOCKSTEP_TRY(auto raw, zlib_decompress(packed, body_size, what));
+  if (crc32(raw) != body_crc)
+    return Error::make(Errc::kChecksum, "{}: body checksum 0x{:08x} does not match the stored 0x{:08x}", what,
+                       crc32(raw), body_crc);
+  ByteReader r(raw, what + " (body)");
+  LOCKSTEP_TRY(f.name, get_str(r, "function name"));
+  f.cases.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Case c;
+    LOCKSTEP_TRY(c.id, r.u32("case id"));
+    LOCKSTEP_TRY(c.function, r.u32("case function"));
+    if (c.function != f.function)
+      return Error::make(Errc::kMalformed, "{}: case {} is for function 0x{:08x}, the file for 0x{:08x}", what, i,
+                         c.function, f.function);
+    LOCKSTEP_TRY(c.name, get_str(r, "case name"));
+    LOCKSTEP_TRY(std::uint8_t conv, r.u8("convention"));
+    LOCKSTEP_TRY(std::uint8_t ret, r.u8("returns"));
+    LOCKSTEP_TRY(std::uint16_t pad, r.u16("padding"));
+    (void)pad;
+    if (conv > static_cast<std::uint8_t>(Convention::kCustom) || ret > static_cast<std::uint8_t>(Returns::kSt0))
+      return Error::make(Errc::kMalformed, "{}: case {} has convention {} / returns {}, out of range", what, i, conv,
+                         ret);
+    c.convention = static_cast<Convention>(conv);
+    c.returns = static_cast<Returns>(ret);
+    LOCKSTEP_TRY(c.in, get_regs(r, "registers in"));
+    LOCKSTEP_TRY(c.out, get_regs(r, "registers out"));
+    LOCKSTEP_TRY(c.inputs, get_map(r, "input bytes"));
+    LOCKSTEP_TRY(c.writes, get_map(r, "written bytes"));
+    LOCKSTEP_TRY(c.frame_bytes_written, r.u32("frame bytes"));
+    LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot"));
+    LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record"));
+    for (std::uint32_t* p : {&c.origin.record_index, &c.origin.step, &c.origin.racer, &c.origin.call_index}) {
+      LOCKSTEP_TRY(*p, r.u32("origin"));
+    }
+    LOCKSTEP_TRY(std::uint32_t npokes, r.u32("poke count"));
+    if (npokes > kMaxPokes)
+      return Error::make(Errc::kLimit, "{}: case {} has {} pokes, past the limit of {}", what, i, npokes, kMaxPokes);
+    for (std::uint32_t k = 0; k < npokes; ++k) {
+      Poke p;
+      LOCKSTEP_TRY(p.address, r.u32("poke address"));
+      LOCKSTEP_TRY(std::uint32_t len, r.u32("poke length"));
+      if (len > kMaxRunBytes)
+        return Error::make(Errc::kLimit, "{}: case {} poke {} is {} bytes, past the limit of {}", what, i, k, len,
+                           kMaxRunBytes);
+      LOCKSTEP_TRY(auto b, r.take(len, "poke bytes"));
+      p.bytes.assign(b.begin(), b.end());
+      c.pokes.push_back(std::move(p));
+    }
+    LOCKSTEP_TRY(c.note, get_str(r, "note"));
+    f.cases.push_back(std::move(c));
+  }
+  if (r.remaining() != 0)
+    return Error::make(Errc::kMalformed, "{}: {} bytes left over after {} cases", what, r.remaining(), count);
+  return f;
+}
+
+Status write_case_file(const std::filesystem::path& path, const CaseFile& f) {
+  return write_file_atomic(path, encode_case_file(f));
+}
+
+Result<CaseFile> read_case_file(const std::filesystem::path& path) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, kMaxCaseBodyBytes));
+  return decode_case_file(bytes, path.string());
+}
+
+}  // namespace lockstep::cases

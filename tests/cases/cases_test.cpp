@@ -1,0 +1,279 @@
+// The cases layer: byte sets, the case file (round trip and every malformed-input error), corpora,
+// the replay memory and the comparison rules of design.md's "Case semantics".
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "lockstep/base/io.hpp"
+#include "lockstep/cases/case_file.hpp"
+#include "lockstep/cases/compare.hpp"
+#include "lockstep/cases/corpus.hpp"
+#include "lockstep/cases/replay_memory.hpp"
+
+namespace lockstep::cases {
+namespace {
+
+std::vector<std::uint8_t> B(std::initializer_list<int> v) {
+  std::vector<std::uint8_t> out;
+  for (int x : v) out.push_back(static_cast<std::uint8_t>(x));
+  return out;
+}
+
+TEST(ByteMap, MergesTouchingAndOverlappingRuns) {
+  ByteMap m;
+  m.set(0x1000, B({1, 2}));
+  m.set(0x1004, B({5}));
+  EXPECT_EQ(m.runs().size(), 2u);
+  m.set(0x1002, B({3, 4}));  // fills the gap: one run 0x1000..0x1005
+  ASSERT_EQ(m.runs().size(), 1u);
+  EXPECT_EQ(m.runs()[0].bytes, B({1, 2, 3, 4, 5}));
+  m.set(0x0fff, B({9, 8}));  // overlaps the start, overwrites 0x1000
+  EXPECT_EQ(m.runs()[0].base, 0x0fffu);
+  EXPECT_EQ(m.runs()[0].bytes, B({9, 8, 2, 3, 4, 5}));
+  EXPECT_EQ(m.byte_count(), 6u);
+  m.erase(0x1001);
+  EXPECT_EQ(m.runs().size(), 2u);
+  EXPECT_FALSE(m.contains(0x1001));
+  EXPECT_TRUE(m.contains_all(0x1002, 3));
+  EXPECT_FALSE(m.contains_all(0x1000, 3));
+}
+
+TEST(ByteMap, SetIfAbsentKeepsTheFirstValue) {
+  // "read before written": a byte read twice keeps the value first read.
+  ByteMap m;
+  m.set_if_absent(0x10, B({1, 2, 3}));
+  m.set_if_absent(0x11, B({7, 7, 7, 7}));
+  ASSERT_EQ(m.runs().size(), 1u);
+  EXPECT_EQ(m.runs()[0].bytes, B({1, 2, 3, 7, 7}));
+}
+
+TEST(ByteMap, HandlesTheTopOfTheAddressSpace) {
+  ByteMap m;
+  m.set(0xfffffffe, B({1, 2}));
+  EXPECT_EQ(m.get(0xffffffff), 2);
+  EXPECT_TRUE(m.contains_all(0xfffffffe, 2));
+}
+
+Case sample_case(std::uint32_t id) {
+  Case c;
+  c.id = id;
+  c.function = 0x41af80;
+  c.name = "tyres::tyres";
+  c.convention = Convention::kWatcom;
+  c.returns = Returns::kEax;
+  c.in.esp = 0x00190000;  // a Windows-like stack below the data
+  c.in.eax = 0x630838;
+  c.in.x87.st[0][9] = 0x3f;
+  c.out = c.in;
+  c.out.eax = 42;
+  c.inputs.set(0x630838 + 0x38, B({0, 0, 0, 0}));
+  c.inputs.set(0x0018ff00, B({0x11, 0x22, 0x33, 0x44}));  // below esp: stale
+  c.writes.set(0x630838 + 0x38, B({1}));
+  c.frame_bytes_written = 64;
+  c.origin = {"ab12", "CTRL", 7, 3, 2, 0};
+  c.pokes.push_back({0x630838, B({0xff})});
+  c.note = "made by hand";
+  return c;
+}
+
+TEST(CaseFile, RoundTripIsIdenticalAndDeterministic) {
+  CaseFile f{0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)}};
+  auto bytes = encode_case_file(f);
+  EXPECT_EQ(bytes, encode_case_file(f));
+  auto back = decode_case_file(bytes, "t.lkcases");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->function, f.function);
+  EXPECT_EQ(back->name, f.name);
+  ASSERT_EQ(back->cases.size(), 2u);
+  EXPECT_EQ(back->cases[0], f.cases[0]);
+  EXPECT_EQ(back->cases[1].stale_input_count(), 4u);
+  EXPECT_TRUE(back->cases[1].poked());
+}
+
+class CaseFileErrors : public ::testing::Test {
+ protected:
+  std::vector<std::uint8_t> good = encode_case_file(CaseFile{0x41af80, "tyres::tyres", {sample_case(0)}});
+  Errc decode_error(const std::vector<std::uint8_t>& b) {
+    auto r = decode_case_file(b, "bad.lkcases");
+    EXPECT_FALSE(r.ok());
+    if (r.ok()) return Errc::kMismatch;
+    EXPECT_NE(r.error().message.find("bad.lkcases"), std::string::npos) << r.error().message;
+    return r.error().code;
+  }
+  void put32(std::vector<std::uint8_t>& b, std::size_t off, std::uint32_t v) { std::memcpy(b.data() + off, &v, 4); }
+};
+
+TEST_F(CaseFileErrors, Truncated) {
+  auto b = good;
+  b.resize(20);
+  EXPECT_EQ(decode_error(b), Errc::kTruncated);
+  b = good;
+  b.resize(b.size() - 5);
+  EXPECT_EQ(decode_error(b), Errc::kTruncated);
+}
+TEST_F(CaseFileErrors, BadMagic) {
+  auto b = good;
+  b[0] = 'X';
+  EXPECT_EQ(decode_error(b), Errc::kBadMagic);
+}
+TEST_F(CaseFileErrors, Version) {
+  auto b = good;
+  put32(b, 8, 99);
+  EXPECT_EQ(decode_error(b), Errc::kBadVersion);
+}
+TEST_F(CaseFileErrors, CountPastLimit) {
+  auto b = good;
+  put32(b, 16, kMaxCasesPerFile + 1);
+  EXPECT_EQ(decode_error(b), Errc::kLimit);
+}
+TEST_F(CaseFileErrors, BodySizePastLimit) {
+  auto b = good;
+  std::uint64_t huge = kMaxCaseBodyBytes + 1;
+  std::memcpy(b.data() + 24, &huge, 8);
+  EXPECT_EQ(decode_error(b), Errc::kLimit);
+}
+TEST_F(CaseFileErrors, Checksum) {
+  auto b = good;
+  put32(b, 32, 0xdeadbeef);
+  EXPECT_EQ(decode_error(b), Errc::kChecksum);
+}
+TEST_F(CaseFileErrors, CorruptCompressedBody) {
+  auto b = good;
+  for (std::size_t i = 44; i < b.size(); i += 7) b[i] ^= 0x5a;
+  Errc e = decode_error(b);
+  EXPECT_TRUE(e == Errc::kMalformed || e == Errc::kChecksum) << errc_name(e);
+}
+TEST_F(CaseFileErrors, OverlappingRunsInTheBody) {
+  // Re-encode a body by hand whose input map has two overlapping runs.
+  Case c = sample_case(0);
+  c.function = 0x1000;
+  CaseFile f{0x1000, "f", {c}};
+  auto enc = encode_case_file(f);
+  auto dec = decode_case_file(enc, "ok");
+  ASSERT_TRUE(dec.ok());
+  // Find the serialized input map in the raw body and make run 2 start inside run 1.
+  std::uint64_t raw_size;
+  std::memcpy(&raw_size, enc.data() + 24, 8);
+  auto raw = zlib_decompress(std::span(enc).subspan(40), raw_size, "t");
+  ASSERT_TRUE(raw.ok());
+  // Locate "runs=2, base=0x0018ff00" (the stale run comes first by address) then "base=0x630870".
+  std::vector<std::uint8_t> r = *raw;
+  std::uint32_t stale = 0x0018ff00, car = 0x630838 + 0x38;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i + 4 <= r.size(); ++i)
+    if (std::memcmp(r.data() + i, &car, 4) == 0 && i >= 12 && std::memcmp(r.data() + i - 12, &stale, 4) == 0) {
+      at = i;
+      break;
+    }
+  ASSERT_NE(at, 0u);
+  std::uint32_t inside = stale + 1;
+  std::memcpy(r.data() + at, &inside, 4);
+  auto packed = zlib_compress(r);
+  std::vector<std::uint8_t> b(enc.begin(), enc.begin() + 40);
+  std::uint32_t crc = crc32(r), psize = static_cast<std::uint32_t>(packed.size());
+  std::memcpy(b.data() + 32, &crc, 4);
+  std::memcpy(b.data() + 36, &psize, 4);
+  b.insert(b.end(), packed.begin(), packed.end());
+  EXPECT_EQ(decode_error(b), Errc::kMalformed);
+}
+
+TEST(Corpus, WriteReadAndDeterminism) {
+  auto dir = std::filesystem::temp_directory_path() / ("lockstep_corpus_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", {}};
+  std::vector<CaseFile> files{{0x4d41a0, "math::dot16", {sample_case(0)}},
+                              {0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)}}};
+  files[0].cases[0].function = 0x4d41a0;
+  ASSERT_TRUE(write_corpus(dir, m, files).ok());
+  auto first = read_file(dir / "manifest.json");
+  ASSERT_TRUE(write_corpus(dir, m, files).ok());
+  EXPECT_EQ(*read_file(dir / "manifest.json"), *first);
+  auto c = read_corpus(dir);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_EQ(c->manifest.functions.size(), 2u);
+  EXPECT_EQ(c->manifest.functions[0].function, 0x41af80u);  // sorted by address
+  EXPECT_EQ(c->manifest.functions[0].file, "0041af80_tyres-tyres.lkcases");
+  EXPECT_EQ(c->manifest.functions[0].poked, 2u);
+  EXPECT_EQ(c->files[0].cases.size(), 2u);
+  // A manifest that lies about a count is refused.
+  auto man = *read_file(dir / "manifest.json");
+  std::string s(man.begin(), man.end());
+  auto pos = s.find("\"cases\": 2");
+  ASSERT_NE(pos, std::string::npos);
+  s.replace(pos, 10, "\"cases\": 3");
+  ASSERT_TRUE(write_file_atomic(dir / "manifest.json", s).ok());
+  auto bad = read_corpus(dir);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Errc::kMalformed);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReplayMemory, ReadsInputsAndOwnWritesAndRecordsOutsideReads) {
+  Case c = sample_case(0);
+  ReplayMemory mem(c);
+  std::uint8_t buf[6];
+  mem.load(0x630838 + 0x36, buf);  // 2 bytes outside, 4 inputs
+  EXPECT_EQ(buf[0], 0);
+  EXPECT_EQ(mem.outside_reads(), (std::vector<GuestAddr>{0x630838 + 0x36, 0x630838 + 0x37}));
+  std::uint8_t w = 9;
+  mem.store(0x630838 + 0x36, {&w, 1});
+  mem.load(0x630838 + 0x36, {buf, 1});
+  EXPECT_EQ(buf[0], 9);
+  EXPECT_EQ(mem.outside_reads().size(), 2u);  // the own write did not add an outside read
+}
+
+TEST(Compare, NamesEachKindOfDifference) {
+  Case c = sample_case(0);
+  c.writes.set(0x630900, B({1, 2}));
+  PortEffects p;
+  p.eax = 42;
+  p.writes.set(0x630838 + 0x38, B({1}));  // same
+  p.writes.set(0x630900, B({1, 3}));      // second byte differs
+  p.writes.set(0x630a00, B({7}));         // extra
+  // 0x630901 differs; 0x630a00 extra; nothing missing.
+  auto cmp = compare(c, p);
+  ASSERT_EQ(cmp.bytes.size(), 2u);
+  EXPECT_EQ(cmp.bytes[0].address, 0x630901u);
+  EXPECT_EQ(cmp.bytes[0].kind, ByteDiff::Kind::kDifferent);
+  EXPECT_EQ(cmp.bytes[1].kind, ByteDiff::Kind::kExtraWrite);
+  EXPECT_TRUE(cmp.registers.empty());
+  EXPECT_FALSE(cmp.matched());
+  PortEffects q;
+  q.eax = 41;
+  auto cmp2 = compare(c, q);
+  EXPECT_EQ(cmp2.bytes.size(), 3u);  // nothing written: all three original bytes missing
+  EXPECT_EQ(cmp2.bytes[0].kind, ByteDiff::Kind::kNotWritten);
+  ASSERT_EQ(cmp2.registers.size(), 1u);
+  EXPECT_EQ(cmp2.registers[0].name, "eax");
+}
+
+TEST(Compare, OutsideReadsFailByDefault) {
+  Case c = sample_case(0);
+  PortEffects p;
+  p.eax = 42;
+  p.writes = c.writes;
+  EXPECT_TRUE(compare(c, p).matched());
+  p.outside_reads = {0x1234};
+  EXPECT_FALSE(compare(c, p).matched());
+  EXPECT_TRUE(compare(c, p, {.outside_reads_fail = false}).matched());
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST(F80, MatchesTheHostX87Format) {
+  // On x86 the host's long double is the x87 80-bit format: an independent check of f64_to_f80.
+  for (double v : {0.0, -0.0, 1.0, -1.5, 1.0 / 3.0, 65536.0 * 65536.0, 5e-324, 2.2250738585072014e-308,
+                   std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity()}) {
+    long double ld = v;
+    std::array<std::uint8_t, 10> host{};
+    std::memcpy(host.data(), &ld, 10);
+    EXPECT_EQ(f64_to_f80(v), host) << v;
+    EXPECT_EQ(f80_to_f64(host), v) << v;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace lockstep::cases
