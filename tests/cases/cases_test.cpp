@@ -57,6 +57,14 @@ TEST(ByteMap, HandlesTheTopOfTheAddressSpace) {
   EXPECT_TRUE(m.contains_all(0xfffffffe, 2));
 }
 
+CaseFile make_file(GuestAddr fn, std::string name, std::vector<Case> cases) {
+  CaseFile f;
+  f.function = fn;
+  f.name = std::move(name);
+  f.cases = std::move(cases);
+  return f;
+}
+
 Case sample_case(std::uint32_t id) {
   Case c;
   c.id = id;
@@ -80,13 +88,17 @@ Case sample_case(std::uint32_t id) {
 }
 
 TEST(CaseFile, RoundTripIsIdenticalAndDeterministic) {
-  CaseFile f{0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)}};
+  CaseFile f = make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)});
+  f.code_base = 0x41af80;
+  f.code = B({0x55, 0x8b, 0xec, 0xc3});
   auto bytes = encode_case_file(f);
   EXPECT_EQ(bytes, encode_case_file(f));
   auto back = decode_case_file(bytes, "t.lkcases");
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->function, f.function);
   EXPECT_EQ(back->name, f.name);
+  EXPECT_EQ(back->code, f.code);
+  EXPECT_EQ(back->code_base, f.code_base);
   ASSERT_EQ(back->cases.size(), 2u);
   EXPECT_EQ(back->cases[0], f.cases[0]);
   EXPECT_EQ(back->cases[1].stale_input_count(), 4u);
@@ -95,7 +107,7 @@ TEST(CaseFile, RoundTripIsIdenticalAndDeterministic) {
 
 class CaseFileErrors : public ::testing::Test {
  protected:
-  std::vector<std::uint8_t> good = encode_case_file(CaseFile{0x41af80, "tyres::tyres", {sample_case(0)}});
+  std::vector<std::uint8_t> good = encode_case_file(make_file(0x41af80, "tyres::tyres", {sample_case(0)}));
   Errc decode_error(const std::vector<std::uint8_t>& b) {
     auto r = decode_case_file(b, "bad.lkcases");
     EXPECT_FALSE(r.ok());
@@ -150,7 +162,7 @@ TEST_F(CaseFileErrors, OverlappingRunsInTheBody) {
   // Re-encode a body by hand whose input map has two overlapping runs.
   Case c = sample_case(0);
   c.function = 0x1000;
-  CaseFile f{0x1000, "f", {c}};
+  CaseFile f = make_file(0x1000, "f", {c});
   auto enc = encode_case_file(f);
   auto dec = decode_case_file(enc, "ok");
   ASSERT_TRUE(dec.ok());
@@ -184,8 +196,8 @@ TEST(Corpus, WriteReadAndDeterminism) {
   auto dir = std::filesystem::temp_directory_path() / ("lockstep_corpus_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", {}};
-  std::vector<CaseFile> files{{0x4d41a0, "math::dot16", {sample_case(0)}},
-                              {0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)}}};
+  std::vector<CaseFile> files{make_file(0x4d41a0, "math::dot16", {sample_case(0)}),
+                              make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
   files[0].cases[0].function = 0x4d41a0;
   ASSERT_TRUE(write_corpus(dir, m, files).ok());
   auto first = read_file(dir / "manifest.json");

@@ -93,6 +93,9 @@ Result<std::string> get_str(ByteReader& r, const char* which) { return r.str32(w
 std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
   ByteWriter body;
   body.str32(f.name);
+  body.u32(f.code_base);
+  body.u32(static_cast<std::uint32_t>(f.code.size()));
+  body.bytes(f.code);
   for (const Case& c : f.cases) {
     body.u32(c.id);
     body.u32(c.function);
@@ -167,6 +170,12 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
                        crc32(raw), body_crc);
   ByteReader r(raw, what + " (body)");
   LOCKSTEP_TRY(f.name, get_str(r, "function name"));
+  LOCKSTEP_TRY(f.code_base, r.u32("code base"));
+  LOCKSTEP_TRY(std::uint32_t code_len, r.u32("code length"));
+  if (code_len > kMaxCodeBytes)
+    return Error::make(Errc::kLimit, "{}: {} code bytes, past the limit of {}", what, code_len, kMaxCodeBytes);
+  LOCKSTEP_TRY(auto code, r.take(code_len, "code bytes"));
+  f.code.assign(code.begin(), code.end());
   f.cases.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     Case c;

@@ -15,6 +15,7 @@ Comparison compare(const Case& c, const PortEffects& port, const CompareOptions&
   Comparison out;
   out.outside_reads_fail = opt.outside_reads_fail;
   out.outside_reads = port.outside_reads;
+  out.port_error = port.error;
   // Bytes the original wrote: the port must have written each with the same value.
   c.writes.for_each([&](GuestAddr a, std::uint8_t v) {
     auto p = port.writes.get(a);
@@ -96,6 +97,18 @@ double f80_to_f64(const std::array<std::uint8_t, 10>& v) {
   else if (e == 0x7fff) r = (mant << 1) ? NAN : INFINITY;
   else r = std::ldexp(static_cast<double>(mant), e - 16383 - 63);  // rounds to nearest (host default)
   return neg ? -r : r;
+}
+
+}  // namespace lockstep::cases
+
+#include "lockstep/cases/binding.hpp"
+
+namespace lockstep::cases {
+
+const Binding* find_binding(const BindingSet& set, GuestAddr address) {
+  for (const auto& b : set)
+    if (b.address == address) return &b;
+  return nullptr;
 }
 
 }  // namespace lockstep::cases

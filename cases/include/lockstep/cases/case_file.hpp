@@ -27,7 +27,12 @@ struct CaseFile {
   GuestAddr function = 0;
   std::string name;
   std::vector<Case> cases;
+  /// The original function's code bytes (from its entry, as far as the capture's disassembly
+  /// reached), so a replay report can show the original's disassembly without the snapshot.
+  GuestAddr code_base = 0;
+  std::vector<std::uint8_t> code;
 };
+inline constexpr std::uint32_t kMaxCodeBytes = 1u << 20;
 
 /// Serialises to the on-disk bytes (deterministic: the same cases give the same bytes).
 std::vector<std::uint8_t> encode_case_file(const CaseFile& f);

@@ -19,6 +19,7 @@ struct PortEffects {
   std::uint32_t eax = 0, edx = 0;
   std::optional<double> st0;          ///< for Returns::kSt0
   std::vector<GuestAddr> outside_reads;
+  std::string error;                  ///< non-empty: the port raised this instead of returning
 };
 
 struct ByteDiff {
@@ -49,9 +50,11 @@ struct Comparison {
   std::vector<RegisterDiff> registers;
   std::vector<GuestAddr> outside_reads;
   bool outside_reads_fail = true;
+  std::string port_error;                ///< the port raised instead of returning
 
   bool matched() const noexcept {
-    return bytes.empty() && registers.empty() && (outside_reads.empty() || !outside_reads_fail);
+    return port_error.empty() && bytes.empty() && registers.empty() &&
+           (outside_reads.empty() || !outside_reads_fail);
   }
 };
 

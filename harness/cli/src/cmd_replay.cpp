@@ -1,0 +1,145 @@
+// lockstep replay CORPUS: runs the port's binding on every case and compares every byte.
+// Exit code 0 all matched, 1 a mismatch, 2 bad input.
+#include <fstream>
+#include <iostream>
+
+#include <fmt/ostream.h>
+
+#include "lockstep/base/io.hpp"
+#include "lockstep/cases/corpus.hpp"
+#include "lockstep/cli/cli.hpp"
+#include "lockstep/harness/disasm.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/profile.hpp"
+#include "lockstep/harness/replay.hpp"
+#include "pod/bindings/bindings.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct ReplayArgs {
+  std::string corpus;
+  std::vector<std::string> functions;
+  std::string one_case;
+  std::string profile;
+  std::string json, junit, baseline;
+  bool allow_outside = false;
+  std::size_t max_reports = 10;
+};
+
+// "0x41af80:12" or "tyres::tyres:12" → (function, id).
+Result<std::pair<std::uint32_t, std::uint32_t>> parse_case_id(const std::string& s, const cases::Corpus& corpus) {
+  auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
+    return Error::make(Errc::kUsage, "--case takes FUNCTION:ID (e.g. 0x0041af80:12), not \"{}\"", s);
+  std::string fn = s.substr(0, colon), id = s.substr(colon + 1);
+  auto idv = harness::parse_u32(id);
+  if (!idv.ok()) return Error::make(Errc::kUsage, "--case: \"{}\" is not a case id", id);
+  for (const auto& f : corpus.files)
+    if (f.name == fn) return std::pair{f.function, *idv};
+  auto fv = harness::parse_u32(fn);
+  if (!fv.ok()) return Error::make(Errc::kNotFound, "--case: no function \"{}\" in the corpus", fn);
+  return std::pair{*fv, *idv};
+}
+
+Result<std::vector<std::uint32_t>> resolve_functions(const std::vector<std::string>& names, const cases::Corpus& corpus) {
+  std::vector<std::uint32_t> out;
+  for (const auto& n : names) {
+    bool found = false;
+    for (const auto& f : corpus.files)
+      if (f.name == n) { out.push_back(f.function); found = true; }
+    if (found) continue;
+    auto v = harness::parse_u32(n);
+    if (!v.ok()) return Error::make(Errc::kNotFound, "--fn: no function \"{}\" in the corpus", n);
+    out.push_back(*v);
+  }
+  return out;
+}
+
+int run_replay(const ReplayArgs& a, Io& io) {
+  auto corpus = cases::read_corpus(a.corpus);
+  if (!corpus.ok()) return report(io, corpus.error());
+  harness::ReplayOptions opt;
+  opt.outside_reads_fail = !a.allow_outside;
+  auto fns = resolve_functions(a.functions, *corpus);
+  if (!fns.ok()) return report(io, fns.error());
+  opt.functions = *fns;
+  if (!a.one_case.empty()) {
+    auto id = parse_case_id(a.one_case, *corpus);
+    if (!id.ok()) return report(io, id.error());
+    opt.only_case = *id;
+  }
+  std::optional<harness::Labeler> labeler;
+  if (!a.profile.empty()) {
+    auto p = harness::load_profile(a.profile);
+    if (!p.ok()) return report(io, p.error());
+    labeler.emplace(*p);
+  }
+  auto result = harness::replay(*corpus, pod::bindings::all(), opt);
+  if (!result.ok()) return report(io, result.error());
+
+  harness::Disassembler dis;
+  harness::Namer namer;
+  if (labeler)
+    namer.field = [&](std::uint32_t addr) -> std::optional<harness::FieldName> {
+      auto f = labeler->field(addr);
+      return harness::FieldName{f.start, f.size, f.text()};
+    };
+  namer.disassembly = [&](std::uint32_t fn) -> std::string {
+    for (const auto& f : corpus->files) {
+      if (f.function != fn || f.code.empty()) continue;
+      harness::ReadMemory read = [&](std::uint32_t addr, std::uint32_t size) {
+        std::vector<std::uint8_t> out;
+        if (addr < f.code_base || addr - f.code_base >= f.code.size()) return out;
+        std::size_t off = addr - f.code_base, n = std::min<std::size_t>(size, f.code.size() - off);
+        out.assign(f.code.begin() + static_cast<std::ptrdiff_t>(off), f.code.begin() + static_cast<std::ptrdiff_t>(off + n));
+        return out;
+      };
+      return harness::format_listing(dis.function(read, fn, 400));
+    }
+    return {};
+  };
+
+  std::size_t shown = 0;
+  for (const auto& f : result->functions)
+    for (const auto& c : f.failures)
+      if (shown++ < a.max_reports) io.out << harness::format_mismatch(f, c, namer) << "\n";
+  if (shown > a.max_reports)
+    fmt::print(io.out, "({} more mismatching cases not shown; --max-reports N shows more)\n\n", shown - a.max_reports);
+  io.out << harness::format_table(*result);
+
+  if (!a.baseline.empty()) {
+    auto text = read_file(a.baseline, 64u << 20);
+    if (!text.ok()) return report(io, text.error());
+    auto delta = harness::compare_baseline(*result, std::string(text->begin(), text->end()));
+    if (!delta.ok()) return report(io, delta.error().wrap("baseline {}", a.baseline));
+    fmt::print(io.out, "against the baseline {}:\n{}", a.baseline, harness::format_baseline(*delta));
+  }
+  if (!a.json.empty())
+    if (auto s = write_file_atomic(a.json, harness::to_json(*result)); !s.ok()) return report(io, s.error());
+  if (!a.junit.empty())
+    if (auto s = write_file_atomic(a.junit, harness::to_junit(*result)); !s.ok()) return report(io, s.error());
+  return result->all_matched() ? kExitOk : kExitMismatch;
+}
+
+std::function<int(Io&)> setup_replay(CLI::App& app) {
+  auto a = std::make_shared<ReplayArgs>();
+  app.add_option("corpus", a->corpus, "Corpus folder (manifest.json + case files)")->required();
+  app.add_option("--fn", a->functions, "Only these functions (name or address); repeatable");
+  app.add_option("--case", a->one_case, "Only this case: FUNCTION:ID (e.g. 0x0041af80:12)");
+  app.add_option("--profile", a->profile, "Profile whose labels name the differing bytes (e.g. harness/profiles/pod.toml)");
+  app.add_option("--json", a->json, "Write a JSON report here");
+  app.add_option("--junit", a->junit, "Write a JUnit XML report here");
+  app.add_option("--baseline", a->baseline, "An earlier --json report: list what got better or worse");
+  app.add_flag("--allow-outside-reads", a->allow_outside,
+               "Do not fail a case when the port reads bytes the original never read (still reported)");
+  app.add_option("--max-reports", a->max_reports, "Mismatch reports to print (default 10)");
+  return [a](Io& io) { return run_replay(*a, io); };
+}
+
+}  // namespace
+
+LOCKSTEP_REGISTER_COMMAND(kReplay, "replay", "Replay the port on a corpus of captured cases; compare every byte",
+                          setup_replay);
+
+}  // namespace lockstep::cli

@@ -1,0 +1,82 @@
+// Replay: run the port's binding on every case of a corpus and compare (design.md "Case semantics").
+// Produces the per-function table, a report per mismatch in dynarmic's shape (side by side, `*` on
+// each differing byte, bytes grouped by the profile's field names, the original's disassembly), and
+// JSON / JUnit reports with a baseline comparison for CI.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lockstep/base/result.hpp"
+#include "lockstep/cases/binding.hpp"
+#include "lockstep/cases/corpus.hpp"
+
+namespace lockstep::harness {
+
+struct ReplayOptions {
+  /// Only these functions (empty: all in the corpus).
+  std::vector<std::uint32_t> functions;
+  /// Only this case: (function, case id).
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> only_case;
+  /// A read outside the original's read set fails the case (design.md: error by default).
+  bool outside_reads_fail = true;
+};
+
+struct CaseOutcome {
+  const cases::Case* c = nullptr;
+  cases::Comparison comparison;
+};
+
+struct FunctionOutcome {
+  std::uint32_t function = 0;
+  std::string name;
+  bool bound = false;                  ///< the port has a binding for it
+  std::uint32_t cases = 0, matched = 0, mismatched = 0;
+  std::uint32_t outside_reads = 0;     ///< cases where the port read outside the original's inputs
+  std::uint32_t poked = 0;             ///< cases that were poked (counted in the totals too)
+  std::vector<CaseOutcome> failures;   ///< every mismatching case
+};
+
+struct ReplayResult {
+  std::vector<FunctionOutcome> functions;
+  std::uint32_t total_cases() const;
+  std::uint32_t total_matched() const;
+  std::uint32_t total_mismatched() const;
+  std::uint32_t unbound_functions() const;
+  bool all_matched() const { return total_mismatched() == 0; }
+};
+
+/// Runs the corpus. `corpus` must outlive the result (outcomes point into it).
+Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt);
+
+/// The name of the field a byte belongs to: base and size of the field, "car[2]+0x440 engine_speed".
+struct FieldName {
+  std::uint32_t base = 0;
+  std::uint32_t size = 1;
+  std::string name;
+};
+/// What the reports use to name bytes and show code; any part may be empty.
+struct Namer {
+  std::function<std::optional<FieldName>(std::uint32_t address)> field;
+  std::function<std::string(std::uint32_t function)> disassembly;  ///< the original function's listing
+};
+
+std::string format_table(const ReplayResult& r);
+/// The report a porter reads for one mismatching case.
+std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer);
+
+/// Machine-readable reports.
+std::string to_json(const ReplayResult& r);
+std::string to_junit(const ReplayResult& r);
+
+/// Compares with an earlier JSON report: what got better or worse, per function.
+struct BaselineDelta {
+  std::vector<std::string> better, worse;
+};
+Result<BaselineDelta> compare_baseline(const ReplayResult& now, const std::string& baseline_json);
+std::string format_baseline(const BaselineDelta& d);
+
+}  // namespace lockstep::harness

@@ -1,0 +1,263 @@
+#include "lockstep/harness/replay.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace lockstep::harness {
+
+using cases::ByteDiff;
+
+std::uint32_t ReplayResult::total_cases() const {
+  std::uint32_t n = 0;
+  for (const auto& f : functions) n += f.cases;
+  return n;
+}
+std::uint32_t ReplayResult::total_matched() const {
+  std::uint32_t n = 0;
+  for (const auto& f : functions) n += f.matched;
+  return n;
+}
+std::uint32_t ReplayResult::total_mismatched() const {
+  std::uint32_t n = 0;
+  for (const auto& f : functions) n += f.mismatched;
+  return n;
+}
+std::uint32_t ReplayResult::unbound_functions() const {
+  return static_cast<std::uint32_t>(std::count_if(functions.begin(), functions.end(),
+                                                  [](const FunctionOutcome& f) { return !f.bound; }));
+}
+
+Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt) {
+  ReplayResult out;
+  std::set<std::uint32_t> wanted(opt.functions.begin(), opt.functions.end());
+  for (std::uint32_t fn : wanted) {
+    bool present = std::any_of(corpus.files.begin(), corpus.files.end(),
+                               [&](const cases::CaseFile& f) { return f.function == fn; });
+    if (!present) return Error::make(Errc::kNotFound, "the corpus has no cases of function 0x{:08x}", fn);
+  }
+  bool found_case = !opt.only_case;
+  for (const auto& file : corpus.files) {
+    if (!wanted.empty() && !wanted.count(file.function)) continue;
+    if (opt.only_case && opt.only_case->first != file.function) continue;
+    FunctionOutcome fo;
+    fo.function = file.function;
+    fo.name = file.name;
+    const cases::Binding* b = cases::find_binding(bindings, file.function);
+    fo.bound = b != nullptr;
+    for (const auto& c : file.cases) {
+      if (opt.only_case && opt.only_case->second != c.id) continue;
+      found_case = true;
+      ++fo.cases;
+      fo.poked += c.poked() ? 1 : 0;
+      if (!b) continue;
+      auto fx = b->run(c);
+      auto cmp = cases::compare(c, fx, {.outside_reads_fail = opt.outside_reads_fail});
+      if (!cmp.outside_reads.empty()) ++fo.outside_reads;
+      if (cmp.matched()) {
+        ++fo.matched;
+      } else {
+        ++fo.mismatched;
+        fo.failures.push_back({&c, std::move(cmp)});
+      }
+    }
+    out.functions.push_back(std::move(fo));
+  }
+  if (!found_case)
+    return Error::make(Errc::kNotFound, "no case {} of function 0x{:08x} in the corpus", opt.only_case->second,
+                       opt.only_case->first);
+  return out;
+}
+
+std::string format_table(const ReplayResult& r) {
+  std::string s = fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", "address", "function", "cases",
+                              "matched", "mismatched", "outside", "");
+  for (const auto& f : r.functions) {
+    s += fmt::format("0x{:08x} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", f.function, f.name, f.cases,
+                     f.bound ? fmt::to_string(f.matched) : "-", f.bound ? fmt::to_string(f.mismatched) : "-",
+                     f.bound ? fmt::to_string(f.outside_reads) : "-", f.bound ? "" : "no binding yet");
+  }
+  s += fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10}\n", "total", fmt::format("{} functions", r.functions.size()),
+                   r.total_cases(), r.total_matched(), r.total_mismatched());
+  return s;
+}
+
+namespace {
+
+std::string hex_or(std::optional<std::uint8_t> v) { return v ? fmt::format("{:02x}", *v) : std::string(".."); }
+
+}  // namespace
+
+std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, const Namer& namer) {
+  const cases::Case& c = *co.c;
+  const cases::Comparison& cmp = co.comparison;
+  std::string s = fmt::format("MISMATCH {} (0x{:08x}) case {}", f.name, f.function, c.id);
+  s += fmt::format("  [from snapshot {}, {} record {}, step {}, racer {}, call {}]\n",
+                   c.origin.snapshot_sha256.substr(0, 12), c.origin.record, c.origin.record_index, c.origin.step,
+                   c.origin.racer, c.origin.call_index);
+  s += fmt::format("  reproduce: lockstep replay CORPUS --case 0x{:08x}:{}\n", f.function, c.id);
+  if (c.poked()) {
+    s += "  poked:";
+    for (const auto& p : c.pokes) s += fmt::format(" 0x{:08x}={:02x}", p.address, fmt::join(p.bytes, ""));
+    s += "\n";
+  }
+  if (!cmp.port_error.empty()) s += fmt::format("  the port raised: {}\n", cmp.port_error);
+
+  // Group differing bytes by field: every field with at least one difference is shown whole.
+  struct Group {
+    std::uint32_t base, size;
+    std::string name;
+  };
+  std::vector<Group> groups;
+  for (const auto& d : cmp.bytes) {
+    if (!groups.empty() && d.address >= groups.back().base && d.address < groups.back().base + groups.back().size)
+      continue;
+    std::optional<FieldName> fld = namer.field ? namer.field(d.address) : std::nullopt;
+    if (fld && fld->size > 0 && fld->size <= 64 && d.address >= fld->base && d.address < fld->base + fld->size)
+      groups.push_back({fld->base, fld->size, fld->name});
+    else
+      groups.push_back({d.address, 1, fmt::format("0x{:08x}", d.address)});
+  }
+  std::map<std::uint32_t, const ByteDiff*> diff_at;
+  for (const auto& d : cmp.bytes) diff_at[d.address] = &d;
+  for (const auto& g : groups) {
+    std::string orig, port, mark;
+    bool extra_only = true;
+    for (std::uint32_t a = g.base; a < g.base + g.size; ++a) {
+      auto it = diff_at.find(a);
+      std::optional<std::uint8_t> o = c.writes.get(a), p;
+      if (it != diff_at.end()) {
+        p = it->second->port;
+        if (it->second->kind != ByteDiff::Kind::kExtraWrite) extra_only = false;
+      } else {
+        p = o;  // not differing: the port wrote the same (or neither wrote it)
+      }
+      if (!o) o = c.inputs.get(a);  // show the unchanged value where the original did not write
+      orig += hex_or(o) + " ";
+      port += hex_or(p) + " ";
+      mark += it != diff_at.end() ? " * " : "   ";
+    }
+    s += fmt::format("  {}{}:\n    original {}\n    port     {}\n             {}\n", g.name,
+                     extra_only ? " (the port wrote bytes the original left alone)" : "", orig, port, mark);
+  }
+  for (const auto& r : cmp.registers)
+    s += fmt::format("  register {}: original {} / port {}\n", r.name, r.original, r.port);
+  if (!cmp.outside_reads.empty()) {
+    s += fmt::format("  the port read {} byte(s) the original never read:", cmp.outside_reads.size());
+    std::size_t shown = 0;
+    for (auto a : cmp.outside_reads) {
+      if (shown++ == 16) { s += " ..."; break; }
+      std::optional<FieldName> fld = namer.field ? namer.field(a) : std::nullopt;
+      s += fld ? fmt::format(" 0x{:08x} ({})", a, fld->name) : fmt::format(" 0x{:08x}", a);
+    }
+    s += "\n";
+  }
+  if (namer.disassembly) {
+    std::string d = namer.disassembly(f.function);
+    if (!d.empty()) s += "  the original:\n" + d;
+  }
+  return s;
+}
+
+std::string to_json(const ReplayResult& r) {
+  nlohmann::ordered_json j;
+  j["format"] = "lockstep-replay";
+  j["version"] = 1;
+  j["cases"] = r.total_cases();
+  j["matched"] = r.total_matched();
+  j["mismatched"] = r.total_mismatched();
+  auto& fs = j["functions"] = nlohmann::ordered_json::array();
+  for (const auto& f : r.functions) {
+    nlohmann::ordered_json o;
+    o["address"] = fmt::format("0x{:08x}", f.function);
+    o["name"] = f.name;
+    o["bound"] = f.bound;
+    o["cases"] = f.cases;
+    o["matched"] = f.matched;
+    o["mismatched"] = f.mismatched;
+    o["outside_reads"] = f.outside_reads;
+    auto& fails = o["failing_cases"] = nlohmann::ordered_json::array();
+    for (const auto& c : f.failures) fails.push_back(c.c->id);
+    fs.push_back(std::move(o));
+  }
+  return j.dump(2) + "\n";
+}
+
+namespace {
+std::string xml_escape(const std::string& in) {
+  std::string s;
+  for (char ch : in) {
+    switch (ch) {
+      case '&': s += "&amp;"; break;
+      case '<': s += "&lt;"; break;
+      case '>': s += "&gt;"; break;
+      case '"': s += "&quot;"; break;
+      default: s += ch;
+    }
+  }
+  return s;
+}
+}  // namespace
+
+std::string to_junit(const ReplayResult& r) {
+  std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  s += fmt::format("<testsuites name=\"lockstep replay\" tests=\"{}\" failures=\"{}\">\n", r.functions.size(),
+                   std::count_if(r.functions.begin(), r.functions.end(),
+                                 [](const FunctionOutcome& f) { return f.mismatched > 0; }));
+  s += "  <testsuite name=\"replay\">\n";
+  for (const auto& f : r.functions) {
+    s += fmt::format("    <testcase classname=\"replay\" name=\"{}\">", xml_escape(fmt::format("0x{:08x} {}", f.function, f.name)));
+    if (!f.bound) {
+      s += "<skipped message=\"no binding yet\"/>";
+    } else if (f.mismatched) {
+      s += fmt::format("<failure message=\"{} of {} cases mismatched\"/>", f.mismatched, f.cases);
+    }
+    s += "</testcase>\n";
+  }
+  s += "  </testsuite>\n</testsuites>\n";
+  return s;
+}
+
+Result<BaselineDelta> compare_baseline(const ReplayResult& now, const std::string& baseline_json) {
+  nlohmann::json j = nlohmann::json::parse(baseline_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "lockstep-replay")
+    return Error::make(Errc::kBadMagic, "the baseline is not a lockstep replay JSON report");
+  std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> before;  // address → (matched, cases)
+  try {
+    for (const auto& f : j.at("functions"))
+      before[f.at("address").get<std::string>()] = {f.at("matched").get<std::uint32_t>(), f.at("cases").get<std::uint32_t>()};
+  } catch (const std::exception& e) {
+    return Error::make(Errc::kMalformed, "the baseline report is malformed: {}", e.what());
+  }
+  BaselineDelta d;
+  for (const auto& f : now.functions) {
+    std::string key = fmt::format("0x{:08x}", f.function);
+    auto it = before.find(key);
+    if (it == before.end()) {
+      d.better.push_back(fmt::format("{} {}: new, {} of {} matched", key, f.name, f.matched, f.cases));
+      continue;
+    }
+    auto [m0, c0] = it->second;
+    if (f.matched > m0 || (f.matched == m0 && f.cases > c0 && f.mismatched == 0))
+      d.better.push_back(fmt::format("{} {}: {} of {} matched (was {} of {})", key, f.name, f.matched, f.cases, m0, c0));
+    else if (f.matched < m0 || (f.cases - f.matched) > (c0 - m0))
+      d.worse.push_back(fmt::format("{} {}: {} of {} matched (was {} of {})", key, f.name, f.matched, f.cases, m0, c0));
+    before.erase(it);
+  }
+  for (const auto& [key, mc] : before)
+    d.worse.push_back(fmt::format("{}: gone from the corpus (was {} of {} matched)", key, mc.first, mc.second));
+  return d;
+}
+
+std::string format_baseline(const BaselineDelta& d) {
+  std::string s;
+  for (const auto& b : d.better) s += "  better: " + b + "\n";
+  for (const auto& w : d.worse) s += "  worse:  " + w + "\n";
+  if (s.empty()) s = "  no change against the baseline\n";
+  return s;
+}
+
+}  // namespace lockstep::harness
