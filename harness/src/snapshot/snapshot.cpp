@@ -13,6 +13,37 @@ std::string prot_string(std::uint8_t prot) {
   return s;
 }
 
+X87State x87_from_fxsave(std::span<const std::uint8_t> fx) {
+  X87State x;
+  if (fx.size() < 160) return x;
+  auto u16 = [&](std::size_t off) { return static_cast<std::uint16_t>(fx[off] | (fx[off + 1] << 8)); };
+  x.control = u16(0);
+  x.status = u16(2);
+  const std::uint8_t abridged = fx[4];
+  std::memcpy(&x.mxcsr, fx.data() + 24, 4);
+  for (int i = 0; i < 8; ++i) std::memcpy(x.st[i].data(), fx.data() + 32 + 16 * i, 10);
+  // Full tag per physical register p (ST(i) = R[(TOP + i) & 7]): 11 empty, else from the value:
+  // 10 special (NaN/inf/denormal/unnormal), 01 zero, 00 valid — the kernel's twd_fxsr_to_i387().
+  const int top = (x.status >> 11) & 7;
+  std::uint16_t tag = 0;
+  for (int p = 0; p < 8; ++p) {
+    std::uint16_t t = 3;
+    if (abridged & (1u << p)) {
+      const auto& st = x.st[(p - top) & 7];
+      const std::uint16_t exp = static_cast<std::uint16_t>((st[8] | (st[9] << 8)) & 0x7fff);
+      std::uint64_t mant = 0;
+      std::memcpy(&mant, st.data(), 8);
+      if (exp == 0x7fff) t = 2;
+      else if (exp == 0) t = mant == 0 ? 1 : 2;
+      else t = (mant >> 63) ? 0 : 2;
+    }
+    tag = static_cast<std::uint16_t>(tag | (t << (2 * p)));
+  }
+  x.tag = tag;
+  x.valid = true;
+  return x;
+}
+
 void Snapshot::sort_regions() {
   std::stable_sort(regions.begin(), regions.end(), [](const Region& a, const Region& b) { return a.base < b.base; });
 }

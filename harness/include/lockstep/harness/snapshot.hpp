@@ -30,6 +30,7 @@ struct Region {
 
   std::uint64_t end() const noexcept { return std::uint64_t{base} + bytes.size(); }  ///< one past the last byte
   bool contains(GuestAddr a) const noexcept { return a >= base && a < end(); }
+  bool operator==(const Region&) const = default;
 };
 
 /// x87 and SSE control state of one thread.
@@ -42,7 +43,15 @@ struct X87State {
   std::array<std::array<std::uint8_t, 10>, 8> st{};
   std::uint32_t mxcsr = 0x1f80;
   bool valid = false;  ///< false when the source had no FPU state (a Wine minidump): defaults apply
+  bool operator==(const X87State&) const = default;
 };
+
+/// Converts an FXSAVE image (the legacy 512-byte area: x87 at 0..31, MXCSR at 24, ST(0..7) in
+/// 16-byte slots from 32; the same layout as Windows' CONTEXT.ExtendedRegisters, Linux's
+/// user_fxsr_struct / NT_PRXFPREG and XSAVE's first 512 bytes) into the model, rebuilding the full
+/// tag word from FXSAVE's abridged one the way the kernel does (valid / zero / special / empty from
+/// each register's contents). Needs at least 160 bytes (through ST(7)); fewer gives `valid = false`.
+X87State x87_from_fxsave(std::span<const std::uint8_t> fxsave);
 
 /// One thread's CPU state.
 struct Thread {
@@ -52,6 +61,7 @@ struct Thread {
   std::uint16_t cs = 0, ds = 0, es = 0, fs = 0, gs = 0, ss = 0;  ///< segment selectors
   std::uint32_t fs_base = 0, gs_base = 0;  ///< the bases behind fs and gs (a Windows TEB, a Linux TLS block)
   X87State x87;
+  bool operator==(const Thread&) const = default;
 };
 
 /// An executable or library mapped in the process (from a minidump's ModuleList, /proc maps, NT_FILE).
@@ -59,6 +69,7 @@ struct Module {
   std::string name;
   GuestAddr base = 0;
   std::uint32_t size = 0;
+  bool operator==(const Module&) const = default;
 };
 
 /// Where a snapshot came from.
@@ -70,6 +81,7 @@ struct SnapshotMeta {
   std::string exe_sha256;       ///< its SHA-256 in hex, when known
   std::vector<Module> modules;
   std::vector<std::string> notes;  ///< what the reader skipped or could not fill ("[vvar] unreadable: skipped")
+  bool operator==(const SnapshotMeta&) const = default;
 };
 
 struct Snapshot {
@@ -88,6 +100,8 @@ struct Snapshot {
   /// Overwrites bytes at a (must lie within regions).
   Status write(GuestAddr a, std::span<const std::uint8_t> bytes);
   std::uint64_t total_bytes() const noexcept;
+  /// Member-wise equality (every byte, register and metadata field): the round-trip identity.
+  bool operator==(const Snapshot&) const = default;
 };
 
 }  // namespace lockstep::harness

@@ -1,0 +1,73 @@
+// Drivers: running the profile's [[driver]] function on every recorded state of a state log, and
+// checking whole steps (`lockstep check-steps`): for each CTRL record, the snapshot with the record's
+// blocks laid over it, the car step run under the Unicorn machine (controller and catch-up stubbed),
+// every byte of the matching PHYS record compared.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lockstep/base/result.hpp"
+#include "lockstep/capture/state_log.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/machine.hpp"
+#include "lockstep/harness/profile.hpp"
+
+namespace lockstep::capture {
+
+struct StepCheckOptions {
+  /// The [[driver]] to run; empty: the profile's first driver whose record is CTRL.
+  std::string driver;
+  /// Check at most this many steps (records of the driver's kind, in log order); 0 = all.
+  std::uint64_t max_steps = 0;
+  /// Mismatching steps reported in detail (all are counted).
+  std::size_t max_reports = 10;
+  /// Differing fields listed per reported step.
+  std::size_t max_fields = 12;
+  /// Thread, block budget, timeout; the FPU default and the stubs come from the profile.
+  harness::MachineConfig machine;
+  /// Called after each step with (steps done, total).
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+/// One field that differs after a step: the compare record's bytes vs the emulator's.
+struct FieldDiff {
+  std::string name;           ///< "car[3]+0x440 engine_speed"
+  GuestAddr start = 0;        ///< first byte shown
+  std::vector<std::uint8_t> expected;  ///< the compare record (PHYS)
+  std::vector<std::uint8_t> actual;    ///< memory after the emulated step
+};
+
+struct StepMismatch {
+  std::uint32_t step = 0;
+  std::int32_t racer = 0;
+  std::optional<harness::Fault> fault;  ///< the step faulted (nothing compared)
+  std::string problem;                  ///< no compare record, a block outside memory, ...
+  std::uint64_t bytes_differing = 0;
+  std::vector<FieldDiff> fields;        ///< the first max_fields differing fields, in address order
+};
+
+struct StepCheckReport {
+  std::string driver;
+  std::uint64_t total = 0;       ///< steps checked
+  std::uint64_t matched = 0;
+  std::uint64_t faulted = 0;
+  std::uint64_t blocks = 0;      ///< translated blocks executed, all steps
+  std::vector<StepMismatch> mismatches;  ///< the first max_reports
+  bool all_matched() const noexcept { return total > 0 && matched == total; }
+};
+
+/// Runs the driver on every record of its kind and compares with its compare record (the next
+/// record of that kind for the same step and racer). Errors: no such driver, a record kind the log
+/// does not hold, a driver argument naming an instance the racer has no entry in, machine set-up.
+Result<StepCheckReport> check_steps(const harness::Snapshot& snapshot, const StateLog& log,
+                                    const harness::Profile& profile, const StepCheckOptions& options = {});
+
+/// "steps matched: 2400 / 2400", then per reported mismatch the step, racer and differing fields
+/// side by side with `*` under each differing byte.
+std::string format_step_report(const StepCheckReport& report);
+
+}  // namespace lockstep::capture

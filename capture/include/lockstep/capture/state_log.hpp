@@ -1,0 +1,112 @@
+// State logs: what the original records at fixed points of each simulation step (STEP, CTRL, PHYS
+// records, each a list of (address, bytes) blocks). The stand-in writes them; a recorder inside POD
+// would write the same format. Byte layout: capture/docs/state-log.md.
+//
+// Reading is for untrusted input: every count and size is checked against StateLogLimits before
+// anything is allocated; a malformed log gives an Error naming what and where (kTruncated,
+// kBadMagic, kBadVersion, kMalformed, kLimit, kChecksum), never a crash.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lockstep/base/result.hpp"
+#include "lockstep/harness/snapshot.hpp"
+
+namespace lockstep::capture {
+
+using harness::GuestAddr;
+
+/// "LKSTLOG\n": the first 8 bytes of every state log.
+inline constexpr std::array<std::uint8_t, 8> kStateLogMagic = {'L', 'K', 'S', 'T', 'L', 'O', 'G', '\n'};
+inline constexpr std::uint32_t kStateLogVersion = 1;
+inline constexpr std::uint32_t kStateLogHeaderSize = 32;  ///< the header this version writes
+inline constexpr std::uint32_t kStateLogRecordHeaderSize = 20;
+
+/// Where in the step a record was taken (000 "Recording").
+enum class RecordKind : std::uint8_t {
+  kStep,  ///< "STEP": entry of the simulation step (racer -1)
+  kCtrl,  ///< "CTRL": in the car step, right after the controller returns
+  kPhys,  ///< "PHYS": after the car step returns to the simulation step
+};
+const char* record_kind_name(RecordKind k) noexcept;  ///< "STEP", "CTRL", "PHYS"
+
+/// One block of guest memory as it was at the record's point.
+struct Block {
+  GuestAddr address = 0;
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t end() const noexcept { return std::uint64_t{address} + bytes.size(); }
+  bool operator==(const Block&) const = default;
+};
+
+struct Record {
+  RecordKind kind = RecordKind::kStep;
+  std::uint32_t step = 0;    ///< the simulation step's number
+  std::int32_t racer = -1;   ///< -1 for STEP, else 0..kMaxRacer
+  std::vector<Block> blocks; ///< non-overlapping, in the order written
+  /// The block holding all of [address, address + size), or null.
+  const Block* find(GuestAddr address, std::uint32_t size = 1) const noexcept;
+  /// The n bytes at address, from the one block that holds them (kNotFound otherwise).
+  Result<std::span<const std::uint8_t>> bytes_at(GuestAddr address, std::uint32_t n) const;
+  bool operator==(const Record&) const = default;
+};
+
+struct StateLogHeader {
+  std::uint32_t version = kStateLogVersion;
+  std::string producer;  ///< up to 16 ASCII characters ("lockstep-standin")
+  bool operator==(const StateLogHeader&) const = default;
+};
+
+struct StateLog {
+  StateLogHeader header;
+  std::vector<Record> records;
+  bool operator==(const StateLog&) const = default;
+};
+
+/// Bounds a reader enforces (Errc::kLimit past them); defaults far above any real log.
+struct StateLogLimits {
+  std::uint32_t max_blocks_per_record = 4096;
+  std::uint32_t max_block_bytes = 64u << 20;      ///< one block
+  std::uint32_t max_record_bytes = 256u << 20;    ///< one record's blocks together
+  std::uint64_t max_records = 50'000'000;
+  std::int32_t max_racer = 255;
+  std::uint64_t max_file_bytes = std::uint64_t{64} << 30;  ///< read_state_log only
+};
+
+/// Parses a whole log held in memory. `what` names it in messages.
+Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::string_view what,
+                                  const StateLogLimits& limits = {});
+/// Reads and parses a log file.
+Result<StateLog> read_state_log(const std::filesystem::path& path, const StateLogLimits& limits = {});
+
+/// Serialises a log (tests and tools; the stand-in writes the same bytes from C).
+std::vector<std::uint8_t> encode_state_log(const StateLog& log);
+
+/// Reads a log file record by record, holding one record at a time (POD's logs are large).
+class StateLogReader {
+ public:
+  static Result<StateLogReader> open(const std::filesystem::path& path, const StateLogLimits& limits = {});
+  const StateLogHeader& header() const noexcept { return header_; }
+  /// The next record, std::nullopt at a clean end of file, or an Error.
+  Result<std::optional<Record>> next();
+  /// Byte offset of the next record in the file.
+  std::uint64_t offset() const noexcept { return offset_; }
+
+ private:
+  StateLogReader() = default;
+  std::ifstream in_;
+  std::string what_;
+  StateLogLimits limits_;
+  StateLogHeader header_;
+  std::uint64_t offset_ = 0;
+  std::uint64_t records_ = 0;
+};
+
+}  // namespace lockstep::capture

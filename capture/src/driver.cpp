@@ -1,0 +1,191 @@
+// check-steps (see driver.hpp).
+#include "lockstep/capture/driver.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace lockstep::capture {
+
+using namespace lockstep::harness;
+
+namespace {
+
+RecordKind kind_of(const std::string& s, bool& ok) {
+  ok = true;
+  if (s == "STEP") return RecordKind::kStep;
+  if (s == "CTRL") return RecordKind::kCtrl;
+  if (s == "PHYS") return RecordKind::kPhys;
+  ok = false;
+  return RecordKind::kStep;
+}
+
+}  // namespace
+
+Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& log, const Profile& profile,
+                                    const StepCheckOptions& options) {
+  const DriverSpec* driver = options.driver.empty() ? profile.driver_for_record("CTRL")
+                                                    : profile.driver_by_name(options.driver);
+  if (!driver)
+    return Error::make(Errc::kNotFound, "{} has no [[driver]] {}", profile.source,
+                       options.driver.empty() ? std::string("on CTRL records") : "named '" + options.driver + "'");
+  bool ok1 = false, ok2 = false;
+  const RecordKind run_kind = kind_of(driver->record, ok1);
+  const RecordKind compare_kind = kind_of(driver->compare, ok2);
+  if (!ok1 || !ok2)
+    return Error::make(Errc::kMalformed, "{}:{}: driver '{}': records are STEP, CTRL or PHYS", profile.source,
+                       driver->line, driver->name);
+
+  CallSpec spec;
+  spec.function = driver->function;
+  if (const FunctionSpec* f = profile.function_at(driver->function)) {
+    spec.convention = f->convention;
+    spec.returns = f->returns;
+  }
+
+  MachineConfig cfg = options.machine;
+  const MachineConfig from_profile = config_from_profile(profile);
+  cfg.default_fpu_control = from_profile.default_fpu_control;
+  cfg.default_mxcsr = from_profile.default_mxcsr;
+  cfg.stubs = from_profile.stubs;
+  cfg.record = true;  // exact restores between steps (only the pages a step wrote are copied back)
+  LOCKSTEP_TRY(auto machine, Machine::create(snapshot, cfg));
+  for (const std::string& s : driver->stubs) LOCKSTEP_TRY_STATUS(machine->set_stub_active(s, true));
+  const Labeler labels(profile);
+
+  // Compare records by (step, racer): the first one after its run record.
+  std::vector<std::size_t> runs;
+  std::map<std::pair<std::uint32_t, std::int32_t>, std::vector<std::size_t>> compares;
+  for (std::size_t i = 0; i < log.records.size(); ++i) {
+    const Record& r = log.records[i];
+    if (r.kind == run_kind) runs.push_back(i);
+    if (r.kind == compare_kind) compares[{r.step, r.racer}].push_back(i);
+  }
+  if (options.max_steps && runs.size() > options.max_steps) runs.resize(options.max_steps);
+
+  StepCheckReport report;
+  report.driver = driver->name;
+  for (std::size_t idx : runs) {
+    const Record& rec = log.records[idx];
+    StepMismatch mm;
+    mm.step = rec.step;
+    mm.racer = rec.racer;
+    ++report.total;
+    if (options.progress) options.progress(report.total, runs.size());
+    auto finish = [&](StepMismatch m) {
+      if (report.mismatches.size() < options.max_reports) report.mismatches.push_back(std::move(m));
+    };
+
+    const Record* cmp = nullptr;
+    if (auto it = compares.find({rec.step, rec.racer}); it != compares.end())
+      for (std::size_t c : it->second)
+        if (c > idx) { cmp = &log.records[c]; break; }
+    if (!cmp) {
+      mm.problem = fmt::format("no {} record for step {} racer {} after its {} record", driver->compare, rec.step,
+                               rec.racer, driver->record);
+      finish(std::move(mm));
+      continue;
+    }
+
+    machine->reset();
+    for (const Block& b : rec.blocks) {
+      auto w = machine->write(b.address, b.bytes);
+      if (!w.ok())
+        return Error::make(Errc::kMalformed, "{} record of step {} racer {}: block at 0x{:08x} ({} bytes): {}",
+                           driver->record, rec.step, rec.racer, b.address, b.bytes.size(), w.error().message);
+    }
+    spec.args.clear();
+    for (const DriverArg& a : driver->args) {
+      if (a.instance.empty()) {
+        spec.args.push_back(Arg::u32(a.value));
+        continue;
+      }
+      const InstanceSpec* in = profile.instance_by_name(a.instance);
+      const StructSpec* st = in ? profile.struct_by_name(in->struct_name) : nullptr;
+      if (!in || !st) return Error::make(Errc::kMalformed, "driver '{}': no instance '{}'", driver->name, a.instance);
+      std::uint32_t index = 0;
+      if (in->count > 1) {
+        if (rec.racer < 0 || static_cast<std::uint32_t>(rec.racer) >= in->count)
+          return Error::make(Errc::kMalformed, "step {}: racer {} has no {}[{}] (count {})", rec.step, rec.racer,
+                             a.instance, rec.racer, in->count);
+        index = static_cast<std::uint32_t>(rec.racer);
+      }
+      spec.args.push_back(Arg::u32(in->base + index * st->size));
+    }
+    LOCKSTEP_TRY(CallOutcome out, machine->call(spec));
+    report.blocks += out.blocks;
+    if (out.fault) {
+      ++report.faulted;
+      mm.fault = std::move(out.fault);
+      finish(std::move(mm));
+      continue;
+    }
+
+    // Compare every block of the compare record, byte by byte; group differing bytes by field.
+    for (const Block& b : cmp->blocks) {
+      auto actual = machine->read(b.address, static_cast<std::uint32_t>(b.bytes.size()));
+      if (!actual.ok()) {
+        mm.problem = fmt::format("{} block at 0x{:08x} is outside the machine's memory", driver->compare, b.address);
+        mm.bytes_differing += b.bytes.size();
+        continue;
+      }
+      std::size_t i = 0;
+      while (i < b.bytes.size()) {
+        if ((*actual)[i] == b.bytes[i]) { ++i; continue; }
+        const GuestAddr a = b.address + static_cast<GuestAddr>(i);
+        const FieldRef f = labels.field(a);
+        // The field's bytes within this block (an unnamed byte: up to 8 around it).
+        std::uint64_t lo = f.owner.empty() ? a : std::max<std::uint64_t>(f.start, b.address);
+        std::uint64_t hi = f.owner.empty() ? std::min<std::uint64_t>(b.end(), std::uint64_t{a} + 8)
+                                           : std::min<std::uint64_t>(b.end(), std::uint64_t{f.start} + f.size);
+        if (hi <= a) hi = std::uint64_t{a} + 1;
+        if (hi - lo > 32) {  // a wide field (a whole record's gap): show 32 bytes from just before the first difference
+          lo = std::max<std::uint64_t>(lo, a >= 8 ? std::uint64_t{a} - 8 : 0);
+          hi = std::min<std::uint64_t>(hi, lo + 32);
+        }
+        FieldDiff d;
+        d.name = f.owner.empty() ? labels.name(a) : f.text();
+        d.start = static_cast<GuestAddr>(lo);
+        for (std::uint64_t k = lo; k < hi; ++k) {
+          d.expected.push_back(b.bytes[static_cast<std::size_t>(k - b.address)]);
+          d.actual.push_back((*actual)[static_cast<std::size_t>(k - b.address)]);
+          if (k >= a && b.bytes[static_cast<std::size_t>(k - b.address)] != (*actual)[static_cast<std::size_t>(k - b.address)])
+            ++mm.bytes_differing;
+        }
+        if (mm.fields.size() < options.max_fields) mm.fields.push_back(std::move(d));
+        i = static_cast<std::size_t>(hi - b.address);
+      }
+    }
+    if (mm.bytes_differing == 0 && mm.problem.empty()) ++report.matched;
+    else finish(std::move(mm));
+  }
+  return report;
+}
+
+std::string format_step_report(const StepCheckReport& r) {
+  std::string out = fmt::format("driver {}: steps matched: {} / {}", r.driver, r.matched, r.total);
+  if (r.faulted) out += fmt::format(" ({} faulted)", r.faulted);
+  out += "\n";
+  for (const StepMismatch& m : r.mismatches) {
+    out += fmt::format("step {} racer {}: ", m.step, m.racer);
+    if (m.fault) {
+      out += "FAULT\n" + format_fault(*m.fault);
+      continue;
+    }
+    if (!m.problem.empty()) out += m.problem + "; ";
+    out += fmt::format("{} bytes differ\n", m.bytes_differing);
+    for (const FieldDiff& f : m.fields) {
+      std::string e, a, mark;
+      for (std::size_t i = 0; i < f.expected.size(); ++i) {
+        e += fmt::format("{:02x} ", f.expected[i]);
+        a += fmt::format("{:02x} ", f.actual[i]);
+        mark += f.expected[i] != f.actual[i] ? "** " : "   ";
+      }
+      out += fmt::format("  {} (0x{:08x}):\n    recorded  {}\n    emulated  {}\n              {}\n", f.name, f.start, e, a,
+                         mark);
+    }
+  }
+  return out;
+}
+
+}  // namespace lockstep::capture

@@ -1,0 +1,295 @@
+// The state log reader and writer (capture/docs/state-log.md).
+#include "lockstep/capture/state_log.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "lockstep/base/byte_reader.hpp"
+#include "lockstep/base/io.hpp"
+
+namespace lockstep::capture {
+
+namespace {
+
+constexpr std::uint32_t kMaxHeaderSize = 4096;
+constexpr std::size_t kProducerBytes = 16;
+
+std::uint32_t tag_of(RecordKind k) {
+  const char* name = record_kind_name(k);
+  std::uint32_t t;
+  std::memcpy(&t, name, 4);
+  return t;
+}
+
+std::optional<RecordKind> kind_of(std::uint32_t tag) {
+  for (RecordKind k : {RecordKind::kStep, RecordKind::kCtrl, RecordKind::kPhys})
+    if (tag_of(k) == tag) return k;
+  return std::nullopt;
+}
+
+std::string printable_tag(std::uint32_t tag) {
+  std::string s;
+  for (int i = 0; i < 4; ++i) {
+    auto c = static_cast<unsigned char>(tag >> (8 * i));
+    s += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  }
+  return s;
+}
+
+// The 32-byte file header: magic, version, header size, producer.
+Result<StateLogHeader> parse_header(std::span<const std::uint8_t> head, std::string_view what,
+                                    std::uint32_t* header_size) {
+  ByteReader r(head, std::string(what));
+  LOCKSTEP_TRY(auto magic, r.take(8, "magic"));
+  if (!std::equal(magic.begin(), magic.end(), kStateLogMagic.begin()))
+    return Error::make(Errc::kBadMagic, "{}: not a lockstep state log (the first 8 bytes are not \"LKSTLOG\\n\")", what);
+  StateLogHeader h;
+  LOCKSTEP_TRY(h.version, r.u32("version"));
+  if (h.version != kStateLogVersion)
+    return Error::make(Errc::kBadVersion, "{}: state log version {} (this build reads version {})", what, h.version,
+                       kStateLogVersion);
+  LOCKSTEP_TRY(*header_size, r.u32("header size"));
+  if (*header_size < kStateLogHeaderSize || *header_size > kMaxHeaderSize)
+    return Error::make(Errc::kMalformed, "{}: header size {} is outside {}..{}", what, *header_size,
+                       kStateLogHeaderSize, kMaxHeaderSize);
+  LOCKSTEP_TRY(auto producer, r.take(kProducerBytes, "producer"));
+  for (std::uint8_t c : producer) {
+    if (c == 0) break;
+    if (c < 0x20 || c >= 0x7f)
+      return Error::make(Errc::kMalformed, "{}: the producer name holds a non-ASCII byte 0x{:02x}", what, c);
+    h.producer.push_back(static_cast<char>(c));
+  }
+  return h;
+}
+
+struct RecordHead {
+  RecordKind kind;
+  std::uint32_t step;
+  std::int32_t racer;
+  std::uint32_t blocks;
+  std::uint32_t payload;
+};
+
+Result<RecordHead> parse_record_head(std::span<const std::uint8_t> head, std::string_view what, std::uint64_t at,
+                                     const StateLogLimits& limits) {
+  ByteReader r(head, std::string(what));
+  LOCKSTEP_TRY(std::uint32_t tag, r.u32("record tag"));
+  auto kind = kind_of(tag);
+  if (!kind)
+    return Error::make(Errc::kMalformed, "{}: record at offset 0x{:x}: unknown tag '{}' (STEP, CTRL or PHYS)", what, at,
+                       printable_tag(tag));
+  RecordHead h{*kind, 0, 0, 0, 0};
+  LOCKSTEP_TRY(h.step, r.u32("step"));
+  LOCKSTEP_TRY(std::uint32_t racer, r.u32("racer"));
+  h.racer = static_cast<std::int32_t>(racer);
+  LOCKSTEP_TRY(h.blocks, r.u32("block count"));
+  LOCKSTEP_TRY(h.payload, r.u32("payload size"));
+  const char* name = record_kind_name(h.kind);
+  if (h.kind == RecordKind::kStep && h.racer != -1)
+    return Error::make(Errc::kMalformed, "{}: STEP record at offset 0x{:x} (step {}) has racer {}, not -1", what, at,
+                       h.step, h.racer);
+  if (h.kind != RecordKind::kStep && (h.racer < 0 || h.racer > limits.max_racer))
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {}) has racer {}, outside 0..{}", what,
+                       name, at, h.step, h.racer, limits.max_racer);
+  if (h.blocks > limits.max_blocks_per_record)
+    return Error::make(Errc::kLimit, "{}: {} record at offset 0x{:x} has {} blocks, past the limit of {}", what, name,
+                       at, h.blocks, limits.max_blocks_per_record);
+  if (h.payload > limits.max_record_bytes)
+    return Error::make(Errc::kLimit, "{}: {} record at offset 0x{:x} has {} bytes of blocks, past the limit of {}",
+                       what, name, at, h.payload, limits.max_record_bytes);
+  if (std::uint64_t{h.blocks} * 8 > h.payload)
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x}: {} blocks cannot fit in {} payload bytes",
+                       what, name, at, h.blocks, h.payload);
+  return h;
+}
+
+// The blocks of one record, then its CRC (over the record header and the payload).
+Result<Record> parse_record_body(const RecordHead& h, std::span<const std::uint8_t> head,
+                                 std::span<const std::uint8_t> payload, std::uint32_t stored_crc,
+                                 std::string_view what, std::uint64_t at, const StateLogLimits& limits) {
+  const char* name = record_kind_name(h.kind);
+  std::uint32_t crc = lockstep::crc32(head);
+  crc = lockstep::crc32(payload, crc);
+  if (crc != stored_crc)
+    return Error::make(Errc::kChecksum, "{}: {} record at offset 0x{:x} (step {}): CRC-32 0x{:08x} stored, 0x{:08x} computed",
+                       what, name, at, h.step, stored_crc, crc);
+  Record rec;
+  rec.kind = h.kind;
+  rec.step = h.step;
+  rec.racer = h.racer;
+  rec.blocks.reserve(h.blocks);
+  ByteReader r(payload, std::string(what));
+  for (std::uint32_t i = 0; i < h.blocks; ++i) {
+    LOCKSTEP_TRY(std::uint32_t address, r.u32("block address"));
+    LOCKSTEP_TRY(std::uint32_t size, r.u32("block size"));
+    if (size > limits.max_block_bytes)
+      return Error::make(Errc::kLimit, "{}: {} record at offset 0x{:x}, block {} at 0x{:x}: {} bytes, past the limit of {}",
+                         what, name, at, i, address, size, limits.max_block_bytes);
+    if (std::uint64_t{address} + size > (std::uint64_t{1} << 32))
+      return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x}, block {} at 0x{:x} (0x{:x} bytes) wraps past 4 GiB",
+                         what, name, at, i, address, size);
+    auto bytes = r.take(size, "block bytes");
+    if (!bytes.ok())
+      return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x}, block {} at 0x{:x}: its 0x{:x} bytes run past the "
+                         "record's payload", what, name, at, i, address, size);
+    rec.blocks.push_back(Block{address, std::vector<std::uint8_t>(bytes->begin(), bytes->end())});
+  }
+  if (r.remaining() != 0)
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x}: {} payload bytes after the last block", what,
+                       name, at, r.remaining());
+  // Blocks must not overlap: a byte has one value at one point of the step.
+  std::vector<const Block*> sorted;
+  for (const Block& b : rec.blocks) sorted.push_back(&b);
+  std::sort(sorted.begin(), sorted.end(), [](const Block* a, const Block* b) { return a->address < b->address; });
+  for (std::size_t i = 1; i < sorted.size(); ++i)
+    if (sorted[i]->address < sorted[i - 1]->end())
+      return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x}: blocks at 0x{:x} and 0x{:x} overlap", what,
+                         name, at, sorted[i - 1]->address, sorted[i]->address);
+  return rec;
+}
+
+void put_record(ByteWriter& w, const Record& rec) {
+  ByteWriter body;
+  body.u32(tag_of(rec.kind));
+  body.u32(rec.step);
+  body.u32(static_cast<std::uint32_t>(rec.racer));
+  body.u32(static_cast<std::uint32_t>(rec.blocks.size()));
+  std::uint64_t payload = 0;
+  for (const Block& b : rec.blocks) payload += 8 + b.bytes.size();
+  body.u32(static_cast<std::uint32_t>(payload));
+  for (const Block& b : rec.blocks) {
+    body.u32(b.address);
+    body.u32(static_cast<std::uint32_t>(b.bytes.size()));
+    body.bytes(b.bytes);
+  }
+  const std::string& s = body.out();
+  std::uint32_t crc = lockstep::crc32(std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
+  w.out().append(s);
+  w.u32(crc);
+}
+
+}  // namespace
+
+const char* record_kind_name(RecordKind k) noexcept {
+  switch (k) {
+    case RecordKind::kStep: return "STEP";
+    case RecordKind::kCtrl: return "CTRL";
+    case RecordKind::kPhys: return "PHYS";
+  }
+  return "????";
+}
+
+const Block* Record::find(GuestAddr address, std::uint32_t size) const noexcept {
+  for (const Block& b : blocks)
+    if (address >= b.address && std::uint64_t{address} + size <= b.end()) return &b;
+  return nullptr;
+}
+
+Result<std::span<const std::uint8_t>> Record::bytes_at(GuestAddr address, std::uint32_t n) const {
+  const Block* b = find(address, n);
+  if (!b)
+    return Error::make(Errc::kNotFound, "{} record of step {} (racer {}): no block holds 0x{:x}..0x{:x}",
+                       record_kind_name(kind), step, racer, address, std::uint64_t{address} + n);
+  return std::span<const std::uint8_t>(b->bytes).subspan(address - b->address, n);
+}
+
+Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::string_view what,
+                                  const StateLogLimits& limits) {
+  if (bytes.size() < kStateLogHeaderSize)
+    return Error::make(bytes.size() >= 8 && std::equal(kStateLogMagic.begin(), kStateLogMagic.end(), bytes.begin())
+                           ? Errc::kTruncated
+                           : (bytes.size() < 8 ? Errc::kTruncated : Errc::kBadMagic),
+                       "{}: {} bytes, shorter than a state log's {}-byte header", what, bytes.size(), kStateLogHeaderSize);
+  StateLog log;
+  std::uint32_t header_size = 0;
+  LOCKSTEP_TRY(log.header, parse_header(bytes.first(kStateLogHeaderSize), what, &header_size));
+  if (header_size > bytes.size())
+    return Error::make(Errc::kTruncated, "{}: the header claims {} bytes, the file has {}", what, header_size, bytes.size());
+  std::uint64_t at = header_size;
+  while (at < bytes.size()) {
+    if (log.records.size() >= limits.max_records)
+      return Error::make(Errc::kLimit, "{}: more than {} records", what, limits.max_records);
+    if (bytes.size() - at < kStateLogRecordHeaderSize)
+      return Error::make(Errc::kTruncated, "{}: record at offset 0x{:x}: {} bytes left, a record header needs {}", what,
+                         at, bytes.size() - at, kStateLogRecordHeaderSize);
+    auto head = bytes.subspan(at, kStateLogRecordHeaderSize);
+    LOCKSTEP_TRY(RecordHead h, parse_record_head(head, what, at, limits));
+    const std::uint64_t body_at = at + kStateLogRecordHeaderSize;
+    if (bytes.size() - body_at < std::uint64_t{h.payload} + 4)
+      return Error::make(Errc::kTruncated, "{}: {} record at offset 0x{:x} (step {}): {} payload bytes and a CRC announced, "
+                         "{} left", what, record_kind_name(h.kind), at, h.step, h.payload, bytes.size() - body_at);
+    auto payload = bytes.subspan(body_at, h.payload);
+    std::uint32_t crc;
+    std::memcpy(&crc, bytes.data() + body_at + h.payload, 4);
+    LOCKSTEP_TRY(Record rec, parse_record_body(h, head, payload, crc, what, at, limits));
+    log.records.push_back(std::move(rec));
+    at = body_at + h.payload + 4;
+  }
+  return log;
+}
+
+Result<StateLog> read_state_log(const std::filesystem::path& path, const StateLogLimits& limits) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
+  return decode_state_log(bytes, path.string(), limits);
+}
+
+std::vector<std::uint8_t> encode_state_log(const StateLog& log) {
+  ByteWriter w;
+  w.bytes(kStateLogMagic);
+  w.u32(log.header.version);
+  w.u32(kStateLogHeaderSize);
+  std::array<std::uint8_t, kProducerBytes> producer{};
+  std::memcpy(producer.data(), log.header.producer.data(), std::min(log.header.producer.size(), kProducerBytes));
+  w.bytes(producer);
+  for (const Record& rec : log.records) put_record(w, rec);
+  const std::string& s = w.out();
+  return std::vector<std::uint8_t>(s.begin(), s.end());
+}
+
+Result<StateLogReader> StateLogReader::open(const std::filesystem::path& path, const StateLogLimits& limits) {
+  StateLogReader r;
+  r.what_ = path.string();
+  r.limits_ = limits;
+  r.in_.open(path, std::ios::binary);
+  if (!r.in_) return Error::make(Errc::kIo, "{}: cannot open", r.what_);
+  std::array<std::uint8_t, kStateLogHeaderSize> head{};
+  r.in_.read(reinterpret_cast<char*>(head.data()), head.size());
+  const auto got = static_cast<std::size_t>(r.in_.gcount());
+  if (got < head.size()) {
+    bool magic = got >= 8 && std::equal(kStateLogMagic.begin(), kStateLogMagic.end(), head.begin());
+    return Error::make(magic || got < 8 ? Errc::kTruncated : Errc::kBadMagic,
+                       "{}: {} bytes, shorter than a state log's {}-byte header", r.what_, got, kStateLogHeaderSize);
+  }
+  std::uint32_t header_size = 0;
+  LOCKSTEP_TRY(r.header_, parse_header(head, r.what_, &header_size));
+  r.in_.seekg(header_size);
+  if (!r.in_) return Error::make(Errc::kTruncated, "{}: the header claims {} bytes", r.what_, header_size);
+  r.offset_ = header_size;
+  return r;
+}
+
+Result<std::optional<Record>> StateLogReader::next() {
+  std::array<std::uint8_t, kStateLogRecordHeaderSize> head{};
+  in_.read(reinterpret_cast<char*>(head.data()), head.size());
+  const auto got = static_cast<std::size_t>(in_.gcount());
+  if (got == 0) return std::optional<Record>{};
+  if (got < head.size())
+    return Error::make(Errc::kTruncated, "{}: record at offset 0x{:x}: {} bytes left, a record header needs {}", what_,
+                       offset_, got, kStateLogRecordHeaderSize);
+  if (records_ >= limits_.max_records) return Error::make(Errc::kLimit, "{}: more than {} records", what_, limits_.max_records);
+  LOCKSTEP_TRY(RecordHead h, parse_record_head(head, what_, offset_, limits_));
+  std::vector<std::uint8_t> payload(std::size_t{h.payload} + 4);  // bounded by max_record_bytes
+  in_.read(reinterpret_cast<char*>(payload.data()), static_cast<std::streamsize>(payload.size()));
+  if (static_cast<std::size_t>(in_.gcount()) < payload.size())
+    return Error::make(Errc::kTruncated, "{}: {} record at offset 0x{:x} (step {}): {} payload bytes and a CRC announced, "
+                       "{} left", what_, record_kind_name(h.kind), offset_, h.step, h.payload, in_.gcount());
+  std::uint32_t crc;
+  std::memcpy(&crc, payload.data() + h.payload, 4);
+  LOCKSTEP_TRY(Record rec,
+               parse_record_body(h, head, std::span(payload).first(h.payload), crc, what_, offset_, limits_));
+  offset_ += kStateLogRecordHeaderSize + h.payload + 4;
+  ++records_;
+  return std::optional<Record>(std::move(rec));
+}
+
+}  // namespace lockstep::capture

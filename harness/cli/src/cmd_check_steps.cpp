@@ -1,0 +1,74 @@
+// lockstep check-steps SNAPSHOT STEPLOG --profile P: the profile's driver (the car step on each CTRL
+// record laid over the snapshot, controller and catch-up stubbed) compared with every block of the
+// PHYS record. Exit 0 when every step matches, 1 on any mismatch.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/ostream.h>
+
+#include "lockstep/capture/driver.hpp"
+#include "lockstep/capture/state_log.hpp"
+#include "lockstep/cli/cli.hpp"
+#include "lockstep/harness/load.hpp"
+#include "lockstep/harness/profile.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct CheckStepsOptions {
+  std::string snapshot;
+  std::string steplog;
+  std::string profile;
+  std::string driver;
+  std::uint64_t max_steps = 0;
+  std::size_t max_reports = 10;
+  std::size_t thread = 0;
+  std::uint64_t budget = harness::MachineConfig{}.block_budget;
+};
+
+Result<int> run_check_steps(Io& io, const CheckStepsOptions& o) {
+  LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(o.profile));
+  LOCKSTEP_TRY(harness::Snapshot snap, harness::load_snapshot(o.snapshot));
+  LOCKSTEP_TRY(capture::StateLog log, capture::read_state_log(o.steplog));
+  capture::StepCheckOptions opt;
+  opt.driver = o.driver;
+  opt.max_steps = o.max_steps;
+  opt.max_reports = o.max_reports;
+  opt.machine.thread = o.thread;
+  opt.machine.block_budget = o.budget;
+  const bool tty = &io.err == &std::cerr && ::isatty(2);
+  if (tty)
+    opt.progress = [&io](std::uint64_t done, std::uint64_t total) {
+      if (done % 50 == 0 || done == total) fmt::print(io.err, "\rchecking steps: {} / {}", done, total);
+      if (done == total) io.err << "\n";
+    };
+  LOCKSTEP_TRY(capture::StepCheckReport report, capture::check_steps(snap, log, profile, opt));
+  io.out << capture::format_step_report(report);
+  return report.all_matched() ? kExitOk : kExitMismatch;
+}
+
+std::function<int(Io&)> setup_check_steps(CLI::App& app) {
+  auto o = std::make_shared<CheckStepsOptions>();
+  app.add_option("snapshot", o->snapshot, "Snapshot taken during the recorded run")->required();
+  app.add_option("steplog", o->steplog, "State log (STEP/CTRL/PHYS records)")->required();
+  app.add_option("--profile", o->profile, "Profile (TOML) with the [[driver]], stubs and labels")->required();
+  app.add_option("--driver", o->driver, "The [[driver]] to run (default: the first on CTRL records)");
+  app.add_option("--max-steps", o->max_steps, "Check at most this many steps (default: all)");
+  app.add_option("--reports", o->max_reports, "Mismatching steps shown in detail (default 10)");
+  app.add_option("--thread", o->thread, "Snapshot thread whose registers and stack the steps use");
+  app.add_option("--budget", o->budget, "Translated blocks one step may run (0 = no limit)");
+  return [o](Io& io) {
+    auto r = run_check_steps(io, *o);
+    return r.ok() ? *r : report(io, r.error());
+  };
+}
+
+}  // namespace
+
+LOCKSTEP_REGISTER_COMMAND(kCheckSteps, "check-steps",
+                          "Re-run every recorded step under the emulator and compare it with the recording",
+                          setup_check_steps);
+
+}  // namespace lockstep::cli

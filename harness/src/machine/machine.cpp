@@ -1,0 +1,1222 @@
+// The Unicorn machine (see machine.hpp and harness/docs/machine.md).
+#include "lockstep/harness/machine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <unicorn/unicorn.h>
+
+#include "lockstep/harness/disasm.hpp"
+
+namespace lockstep::harness {
+namespace {
+
+constexpr std::uint32_t kPageSize = 0x1000;
+constexpr std::uint32_t kPageCount = 1u << 20;  // 4 GiB of 4 KiB pages
+constexpr std::uint8_t kPresent = 0x80;         // page_prot_ bit: the page is mapped
+
+/// Who owns a mapped page, which decides how reset() restores it and whether the recorder sees it.
+enum PageKind : std::uint8_t {
+  kUnmapped = 0,
+  kSnapshotPage = 1,      ///< bytes from the snapshot's regions
+  kHarnessInternal = 2,   ///< GDT, sentinel, stub pages: restored from a copy, never recorded
+  kHarnessData = 3,       ///< scratch, TLS blocks, stack extension: zero at reset, recorded
+};
+
+enum : std::uint8_t { kByteRead = 1, kByteWritten = 2 };
+
+/// Per-frame state of one guest page: which bytes were read before written (and their value) and
+/// which were written.
+struct ShadowPage {
+  std::array<std::uint8_t, kPageSize> flags;
+  std::array<std::uint8_t, kPageSize> value;
+};
+
+/// Shadow pages are reused across calls: nested capture opens a frame for every watched call.
+class ShadowPool {
+ public:
+  ShadowPage* take() {
+    if (free_.empty()) {
+      all_.push_back(std::make_unique<ShadowPage>());
+      all_.back()->flags.fill(0);
+      return all_.back().get();
+    }
+    ShadowPage* p = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  void give(ShadowPage* p) {
+    p->flags.fill(0);
+    free_.push_back(p);
+  }
+
+ private:
+  std::vector<std::unique_ptr<ShadowPage>> all_;
+  std::vector<ShadowPage*> free_;
+};
+
+/// The byte states of one recorded call: a small direct-mapped cache in front of a hash map, since
+/// most accesses alternate between a handful of pages (stack, the record being worked on, tables).
+class Shadow {
+ public:
+  explicit Shadow(ShadowPool& pool) : pool_(&pool) { tags_.fill(~0u); }
+  ~Shadow() {
+    for (auto& [p, s] : pages_) pool_->give(s);
+  }
+  Shadow(const Shadow&) = delete;
+  Shadow& operator=(const Shadow&) = delete;
+
+  ShadowPage* get(std::uint32_t page) {
+    const std::size_t slot = page & (kCache - 1);
+    if (tags_[slot] == page) return cache_[slot];
+    auto [it, inserted] = pages_.try_emplace(page, nullptr);
+    if (inserted) it->second = pool_->take();
+    tags_[slot] = page;
+    cache_[slot] = it->second;
+    return it->second;
+  }
+  const std::unordered_map<std::uint32_t, ShadowPage*>& pages() const { return pages_; }
+
+ private:
+  static constexpr std::size_t kCache = 64;
+  ShadowPool* pool_;
+  std::unordered_map<std::uint32_t, ShadowPage*> pages_;
+  std::array<std::uint32_t, kCache> tags_;
+  std::array<ShadowPage*, kCache> cache_{};
+};
+
+struct Frame {
+  Frame(ShadowPool& pool) : shadow(pool) {}
+  GuestAddr function = 0;
+  GuestAddr ret = 0;
+  GuestAddr entry_esp = 0;
+  std::uint32_t depth = 0;
+  std::uint64_t call_index = 0;
+  bool recording = false;
+  Registers in;
+  Shadow shadow;
+};
+
+struct Mapping {
+  GuestAddr base = 0;
+  std::uint32_t size = 0;
+  std::uint8_t prot = 0;
+  PageKind kind = kUnmapped;
+  std::uint8_t* host = nullptr;
+};
+
+struct StubRt {
+  StubSpec spec;
+  GuestAddr at = 0;
+  GuestAddr tls_block = 0;
+  bool active = true;
+  Machine::Impl* machine = nullptr;
+};
+
+struct Pending {
+  bool set = false;
+  StopKind kind = StopKind::kEngineError;
+  GuestAddr address = 0;
+  std::uint32_t size = 0;
+  std::uint32_t interrupt = 0;
+};
+
+std::uint64_t descriptor(std::uint32_t base, std::uint8_t access) {
+  const std::uint32_t limit = 0xfffff;  // with G = 1: the whole 4 GiB
+  std::uint64_t d = limit & 0xffff;
+  d |= std::uint64_t{base & 0xffffff} << 16;
+  d |= std::uint64_t{access} << 40;
+  d |= std::uint64_t{(limit >> 16) & 0xf} << 48;
+  d |= std::uint64_t{0xc} << 52;  // G = 4 KiB granularity, D/B = 32-bit
+  d |= std::uint64_t{base >> 24} << 56;
+  return d;
+}
+// Access bytes: present, S = 1, accessed bit already set (so loading a selector never has to write
+// the GDT).
+constexpr std::uint8_t kCodeDpl3 = 0xfb;  // execute/read
+constexpr std::uint8_t kDataDpl3 = 0xf3;  // read/write
+constexpr std::uint8_t kDataDpl0 = 0x93;  // read/write, for SS at CPL 0
+
+std::uint32_t align_up(std::uint64_t v, std::uint32_t a) { return static_cast<std::uint32_t>((v + a - 1) & ~std::uint64_t{a - 1}); }
+
+}  // namespace
+
+const char* stop_kind_name(StopKind k) noexcept {
+  switch (k) {
+    case StopKind::kReturned: return "returned";
+    case StopKind::kReadUnmapped: return "read-unmapped";
+    case StopKind::kWriteUnmapped: return "write-unmapped";
+    case StopKind::kFetchUnmapped: return "fetch-unmapped";
+    case StopKind::kReadProtected: return "read-protected";
+    case StopKind::kWriteProtected: return "write-protected";
+    case StopKind::kFetchProtected: return "fetch-protected";
+    case StopKind::kInvalidInstruction: return "invalid-instruction";
+    case StopKind::kInterrupt: return "interrupt";
+    case StopKind::kSyscall: return "syscall";
+    case StopKind::kBudgetExceeded: return "budget-exceeded";
+    case StopKind::kTimeout: return "timeout";
+    case StopKind::kUnexpectedStop: return "unexpected-stop";
+    case StopKind::kEngineError: return "engine-error";
+  }
+  return "?";
+}
+
+std::string format_fault(const Fault& f) {
+  std::string out = fmt::format("guest fault: {}\n  at 0x{:08x}: {}\n", f.message, f.eip, f.instruction);
+  const Registers& r = f.registers;
+  out += fmt::format("  eax {:08x}  ebx {:08x}  ecx {:08x}  edx {:08x}\n", r.eax, r.ebx, r.ecx, r.edx);
+  out += fmt::format("  esi {:08x}  edi {:08x}  ebp {:08x}  esp {:08x}\n", r.esi, r.edi, r.ebp, r.esp);
+  out += fmt::format("  eip {:08x}  eflags {:08x}  fpu cw {:04x} sw {:04x}\n", r.eip, r.eflags, r.x87.control,
+                     r.x87.status);
+  if (!f.watched_chain.empty()) {
+    out += "  inside watched calls:";
+    for (GuestAddr a : f.watched_chain) out += fmt::format(" 0x{:08x}", a);
+    out += "\n";
+  }
+  out += "  call chain (innermost first, from the stack):\n";
+  out += fmt::format("    0x{:08x}  (fault)\n", f.eip);
+  for (const ChainEntry& c : f.call_chain) {
+    if (c.callee)
+      out += fmt::format("    0x{:08x}  called 0x{:08x} from 0x{:08x}\n", c.return_address, *c.callee, c.call_site);
+    else
+      out += fmt::format("    0x{:08x}  indirect call from 0x{:08x}\n", c.return_address, c.call_site);
+  }
+  return out;
+}
+
+struct Machine::Impl {
+  const Snapshot& snap;
+  MachineConfig cfg;
+  MachineLayout layout;
+  uc_engine* uc = nullptr;
+  uc_context* baseline = nullptr;
+  Disassembler dis;
+
+  std::vector<std::uint8_t*> host_page = std::vector<std::uint8_t*>(kPageCount, nullptr);
+  std::vector<std::uint8_t> page_prot = std::vector<std::uint8_t>(kPageCount, 0);
+  std::vector<std::uint8_t> page_kind = std::vector<std::uint8_t>(kPageCount, kUnmapped);
+  std::vector<std::uint8_t> dirty = std::vector<std::uint8_t>(kPageCount, 0);
+  std::vector<std::uint32_t> dirty_list;
+  std::vector<Mapping> mappings;
+  std::map<std::uint32_t, std::vector<std::uint8_t>> internal_pristine;  // page -> bytes
+
+  Thread thread;
+  std::vector<std::unique_ptr<StubRt>> stubs;
+  std::vector<GuestAddr> watched;
+  std::unordered_map<GuestAddr, std::uint64_t> call_counts;
+  CallObserver* observer = nullptr;
+
+  ShadowPool pool;
+  std::vector<std::unique_ptr<Frame>> frames;  // innermost last
+  std::vector<Frame*> recording;               // frames with recording == true
+  std::uint64_t blocks = 0;
+  std::uint64_t instructions = 0;
+  Pending pending;
+  GuestAddr scratch_next = 0;
+  GuestAddr top_entry_esp = 0;
+
+  Impl(const Snapshot& s, MachineConfig c) : snap(s), cfg(std::move(c)) {}
+  ~Impl() {
+    frames.clear();
+    if (baseline) uc_context_free(baseline);
+    if (uc) uc_close(uc);
+    for (Mapping& m : mappings) std::free(m.host);
+  }
+
+  // ---- memory ----
+
+  bool free_pages(std::uint32_t first, std::uint32_t n) const {
+    if (first + std::uint64_t{n} > kPageCount) return false;
+    for (std::uint32_t p = first; p < first + n; ++p)
+      if (page_prot[p] & kPresent) return false;
+    return true;
+  }
+
+  std::optional<std::uint32_t> find_free(std::uint32_t n) const {
+    // Prefer 0x10000000 and up (clear of a 32-bit program's image and heap), then anything above 64 KiB.
+    for (std::uint32_t start : {0x10000u, 0x10u}) {
+      std::uint32_t run = 0;
+      for (std::uint32_t p = start; p < kPageCount - 1; ++p) {
+        run = (page_prot[p] & kPresent) ? 0 : run + 1;
+        if (run == n) return p + 1 - n;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void claim(std::uint32_t first, std::uint32_t n, std::uint8_t prot, PageKind kind) {
+    for (std::uint32_t p = first; p < first + n; ++p) {
+      page_prot[p] = static_cast<std::uint8_t>(prot | kPresent);
+      page_kind[p] = kind;
+    }
+  }
+
+  Status map_all() {
+    // Coalesce runs of pages with the same protection and owner into one Unicorn mapping each.
+    std::uint32_t p = 0;
+    while (p < kPageCount) {
+      if (!(page_prot[p] & kPresent)) { ++p; continue; }
+      const std::uint8_t prot = page_prot[p];
+      const std::uint8_t kind = page_kind[p];
+      std::uint32_t q = p;
+      while (q < kPageCount && page_prot[q] == prot && page_kind[q] == kind) ++q;
+      Mapping m;
+      m.base = p * kPageSize;
+      m.size = (q - p) * kPageSize;
+      m.prot = prot & 7;
+      m.kind = static_cast<PageKind>(kind);
+      m.host = static_cast<std::uint8_t*>(std::aligned_alloc(kPageSize, m.size));
+      if (!m.host) return Error::make(Errc::kLimit, "cannot allocate 0x{:x} bytes for guest memory at 0x{:08x}", m.size, m.base);
+      std::memset(m.host, 0, m.size);
+      mappings.push_back(m);
+      for (std::uint32_t i = p; i < q; ++i) host_page[i] = m.host + (i - p) * kPageSize;
+      const uc_err err = uc_mem_map_ptr(uc, m.base, m.size, m.prot, m.host);
+      if (err != UC_ERR_OK)
+        return Error::make(Errc::kMalformed, "cannot map 0x{:08x}..0x{:08x} ({}): {}", m.base,
+                           std::uint64_t{m.base} + m.size, prot_string(m.prot), uc_strerror(err));
+      p = q;
+    }
+    return {};
+  }
+
+  /// The snapshot's bytes (zero elsewhere) of one page into dst.
+  void snapshot_page(std::uint32_t page, std::uint8_t* dst) const {
+    std::memset(dst, 0, kPageSize);
+    const std::uint64_t lo = std::uint64_t{page} * kPageSize, hi = lo + kPageSize;
+    auto it = std::partition_point(snap.regions.begin(), snap.regions.end(),
+                                   [&](const Region& r) { return r.end() <= lo; });
+    for (; it != snap.regions.end() && it->base < hi; ++it) {
+      const std::uint64_t a = std::max<std::uint64_t>(lo, it->base), b = std::min<std::uint64_t>(hi, it->end());
+      if (a < b) std::memcpy(dst + (a - lo), it->bytes.data() + (a - it->base), static_cast<std::size_t>(b - a));
+    }
+  }
+
+  void pristine_page(std::uint32_t page, std::uint8_t* dst) const {
+    switch (page_kind[page]) {
+      case kSnapshotPage: snapshot_page(page, dst); break;
+      case kHarnessInternal: {
+        auto it = internal_pristine.find(page);
+        if (it != internal_pristine.end()) std::memcpy(dst, it->second.data(), kPageSize);
+        else std::memset(dst, 0, kPageSize);
+        break;
+      }
+      default: std::memset(dst, 0, kPageSize); break;
+    }
+  }
+
+  void flush_code(std::uint32_t page) {
+    if (page_prot[page] & kProtExec)
+      uc_ctl_remove_cache(uc, std::uint64_t{page} * kPageSize, std::uint64_t{page} * kPageSize + kPageSize);
+  }
+
+  void mark_dirty(std::uint32_t page) {
+    if (!dirty[page]) {
+      dirty[page] = 1;
+      dirty_list.push_back(page);
+    }
+  }
+
+  void reset_memory() {
+    if (cfg.record) {
+      for (std::uint32_t p : dirty_list) {
+        pristine_page(p, host_page[p]);
+        flush_code(p);
+        dirty[p] = 0;
+      }
+      dirty_list.clear();
+    } else {
+      // No write hook: find the pages that differ. Pages the harness wrote are known.
+      std::array<std::uint8_t, kPageSize> tmp;
+      for (const Mapping& m : mappings) {
+        if (!(m.prot & kProtWrite)) continue;
+        for (std::uint32_t p = m.base / kPageSize; p < (m.base + std::uint64_t{m.size}) / kPageSize; ++p) {
+          pristine_page(p, tmp.data());
+          if (std::memcmp(tmp.data(), host_page[p], kPageSize) != 0) std::memcpy(host_page[p], tmp.data(), kPageSize);
+        }
+      }
+      for (std::uint32_t p : dirty_list) {
+        pristine_page(p, host_page[p]);
+        flush_code(p);
+        dirty[p] = 0;
+      }
+      dirty_list.clear();
+    }
+    scratch_next = layout.scratch;
+  }
+
+  Status host_write(GuestAddr a, std::span<const std::uint8_t> bytes) {
+    std::uint64_t done = 0;
+    while (done < bytes.size()) {
+      const std::uint64_t addr = std::uint64_t{a} + done;
+      const std::uint32_t p = static_cast<std::uint32_t>(addr / kPageSize);
+      if (addr >= (std::uint64_t{1} << 32) || !host_page[p])
+        return Error::make(Errc::kNotFound, "cannot write 0x{:x} bytes at 0x{:08x}: 0x{:08x} is not mapped",
+                           bytes.size(), a, addr);
+      const std::uint32_t off = static_cast<std::uint32_t>(addr % kPageSize);
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size() - done, kPageSize - off));
+      mark_dirty(p);
+      std::memcpy(host_page[p] + off, bytes.data() + done, n);
+      flush_code(p);
+      done += n;
+    }
+    return {};
+  }
+
+  Result<std::vector<std::uint8_t>> host_read(GuestAddr a, std::uint32_t n) const {
+    std::vector<std::uint8_t> out(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t addr = std::uint64_t{a} + i;
+      const std::uint32_t p = static_cast<std::uint32_t>(addr / kPageSize);
+      if (addr >= (std::uint64_t{1} << 32) || !host_page[p])
+        return Error::make(Errc::kNotFound, "cannot read 0x{:x} bytes at 0x{:08x}: 0x{:08x} is not mapped", n, a,
+                           addr);
+      out[i] = host_page[p][addr % kPageSize];
+    }
+    return out;
+  }
+
+  std::optional<std::uint32_t> read_u32(GuestAddr a) const {
+    auto r = host_read(a, 4);
+    if (!r.ok()) return std::nullopt;
+    std::uint32_t v;
+    std::memcpy(&v, r->data(), 4);
+    return v;
+  }
+
+  std::vector<std::uint8_t> read_some(GuestAddr a, std::uint32_t n) const {
+    std::vector<std::uint8_t> out;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t addr = std::uint64_t{a} + i;
+      if (addr >= (std::uint64_t{1} << 32) || !host_page[addr / kPageSize]) break;
+      out.push_back(host_page[addr / kPageSize][addr % kPageSize]);
+    }
+    return out;
+  }
+
+  std::string disassemble(GuestAddr a) const {
+    auto bytes = read_some(a, 16);
+    if (bytes.empty()) return "(unmapped)";
+    auto insn = dis.one(bytes, a);
+    if (!insn) {
+      std::string hex;
+      for (std::size_t i = 0; i < std::min<std::size_t>(bytes.size(), 4); ++i) hex += fmt::format("{:02x} ", bytes[i]);
+      return fmt::format("(not an instruction: {}...)", hex);
+    }
+    return insn->text();
+  }
+
+  // ---- registers ----
+
+  Registers read_registers() {
+    Registers r;
+    int ids[] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX, UC_X86_REG_ESP,
+                 UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EIP, UC_X86_REG_EFLAGS};
+    std::uint32_t* dst[] = {&r.eax, &r.ecx, &r.edx, &r.ebx, &r.esp, &r.ebp, &r.esi, &r.edi, &r.eip, &r.eflags};
+    void* ptrs[10];
+    for (int i = 0; i < 10; ++i) ptrs[i] = dst[i];
+    uc_reg_read_batch(uc, ids, ptrs, 10);
+    std::uint16_t cw = 0, sw = 0, tag = 0;
+    std::uint32_t mxcsr = 0;
+    uc_reg_read(uc, UC_X86_REG_FPCW, &cw);
+    uc_reg_read(uc, UC_X86_REG_FPSW, &sw);
+    uc_reg_read(uc, UC_X86_REG_FPTAG, &tag);
+    uc_reg_read(uc, UC_X86_REG_MXCSR, &mxcsr);
+    r.x87.control = cw;
+    r.x87.status = sw;
+    r.x87.tag = tag;  // Unicorn computes the full tag word (00 valid, 01 zero, 10 special, 11 empty)
+    r.x87.mxcsr = mxcsr;
+    r.x87.valid = true;
+    const unsigned top = (sw >> 11) & 7;
+    for (unsigned i = 0; i < 8; ++i) {
+      // UC_X86_REG_FP0..7 are the physical registers; ST(i) is physical (TOP + i) & 7 (tested).
+      std::uint8_t buf[16] = {};
+      uc_reg_read(uc, UC_X86_REG_FP0 + static_cast<int>((top + i) & 7), buf);
+      std::memcpy(r.x87.st[i].data(), buf, 10);
+    }
+    return r;
+  }
+
+  void write_registers(const Registers& r) {
+    int ids[] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX, UC_X86_REG_ESP,
+                 UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EIP, UC_X86_REG_EFLAGS};
+    const std::uint32_t vals[] = {r.eax, r.ecx, r.edx, r.ebx, r.esp, r.ebp, r.esi, r.edi, r.eip, r.eflags};
+    for (int i = 0; i < 10; ++i) uc_reg_write(uc, ids[i], &vals[i]);
+    std::uint16_t cw = r.x87.control, sw = r.x87.status, tag = r.x87.tag;
+    std::uint32_t mxcsr = r.x87.mxcsr;
+    uc_reg_write(uc, UC_X86_REG_FPCW, &cw);
+    uc_reg_write(uc, UC_X86_REG_FPSW, &sw);  // sets TOP from bits 11..13
+    const unsigned top = (sw >> 11) & 7;
+    for (unsigned i = 0; i < 8; ++i) {
+      std::uint8_t buf[16] = {};
+      std::memcpy(buf, r.x87.st[i].data(), 10);
+      uc_reg_write(uc, UC_X86_REG_FP0 + static_cast<int>((top + i) & 7), buf);
+    }
+    uc_reg_write(uc, UC_X86_REG_FPTAG, &tag);  // after the values: 11 marks a register empty
+    uc_reg_write(uc, UC_X86_REG_MXCSR, &mxcsr);
+  }
+
+  Registers initial_registers() const {
+    Registers r;
+    r.eax = thread.eax; r.ecx = thread.ecx; r.edx = thread.edx; r.ebx = thread.ebx;
+    r.esp = thread.esp; r.ebp = thread.ebp; r.esi = thread.esi; r.edi = thread.edi;
+    r.eip = thread.eip;
+    // Only the flags a program can set matter; keep IF (bit 9) and the reserved bit 1 as Linux does.
+    r.eflags = (thread.eflags & 0x00000cd5u) | 0x202u;
+    if (thread.x87.valid) {
+      r.x87 = thread.x87;
+    } else {
+      r.x87 = X87State{};
+      r.x87.control = cfg.default_fpu_control;
+      r.x87.mxcsr = cfg.default_mxcsr;
+      r.x87.status = 0;
+      r.x87.tag = 0xffff;
+    }
+    r.x87.valid = true;
+    return r;
+  }
+
+  // ---- recorder ----
+
+  // Unicorn 2.0.1 reports a page-crossing read three times (#1876, measured): first exactly
+  // (addr, size), then the two aligned loads its slow path really does, (addr & ~(size-1), size) and
+  // the next one. Those two would add bytes the instruction never read, so they are skipped.
+  std::uint64_t skip_a = 0, skip_b = 0;
+  int skip_size = 0, skip_left = 0;
+
+  void note_read(std::uint64_t addr, int size) {
+    if (skip_left) {
+      const std::uint64_t want = skip_left == 2 ? skip_a : skip_b;
+      if (addr == want && size == skip_size) {
+        --skip_left;
+        return;
+      }
+      skip_left = 0;
+    }
+    if (size > 1 && (addr & (kPageSize - 1)) + static_cast<std::uint64_t>(size) > kPageSize) {
+      skip_a = addr & ~static_cast<std::uint64_t>(size - 1);
+      skip_b = skip_a + static_cast<std::uint64_t>(size);
+      skip_size = size;
+      skip_left = 2;
+    }
+    std::uint64_t a = addr;
+    std::uint64_t remaining = static_cast<std::uint64_t>(size);
+    while (remaining) {
+      const std::uint32_t page = static_cast<std::uint32_t>((a >> 12) & (kPageCount - 1));
+      const std::uint32_t off = static_cast<std::uint32_t>(a & (kPageSize - 1));
+      const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(remaining, kPageSize - off));
+      const std::uint8_t kind = page_kind[page];
+      if (kind == kSnapshotPage || kind == kHarnessData) {
+        const std::uint8_t* host = host_page[page] + off;
+        for (Frame* f : recording) {
+          ShadowPage* sp = f->shadow.get(page);
+          std::uint8_t* flags = sp->flags.data() + off;
+          std::uint8_t* value = sp->value.data() + off;
+          for (std::uint32_t i = 0; i < n; ++i)
+            if (!flags[i]) {
+              flags[i] = kByteRead;
+              value[i] = host[i];
+            }
+        }
+      }
+      a += n;
+      remaining -= n;
+    }
+  }
+
+  void note_write(std::uint64_t addr, int size) {
+    std::uint64_t a = addr;
+    std::uint64_t remaining = static_cast<std::uint64_t>(size);
+    while (remaining) {
+      const std::uint32_t page = static_cast<std::uint32_t>((a >> 12) & (kPageCount - 1));
+      const std::uint32_t off = static_cast<std::uint32_t>(a & (kPageSize - 1));
+      const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(remaining, kPageSize - off));
+      if (page_kind[page] != kUnmapped) {
+        mark_dirty(page);
+        if (page_kind[page] != kHarnessInternal)
+          for (Frame* f : recording) {
+            std::uint8_t* flags = f->shadow.get(page)->flags.data() + off;
+            for (std::uint32_t i = 0; i < n; ++i) flags[i] |= kByteWritten;
+          }
+      }
+      a += n;
+      remaining -= n;
+    }
+  }
+
+  Effects effects_of(const Frame& f) const {
+    Effects e;
+    e.entry_esp = f.entry_esp;
+    e.stack_low = layout.stack_low;
+    std::vector<std::uint32_t> pages;
+    pages.reserve(f.shadow.pages().size());
+    for (const auto& [p, s] : f.shadow.pages()) pages.push_back(p);
+    std::sort(pages.begin(), pages.end());
+    auto append = [](std::vector<ByteRun>& runs, GuestAddr a, std::uint8_t v) {
+      if (runs.empty() || runs.back().end() != a) runs.push_back(ByteRun{a, {}});
+      runs.back().bytes.push_back(v);
+    };
+    const std::uint64_t esp = f.entry_esp;
+    for (std::uint32_t p : pages) {
+      const ShadowPage& sp = *f.shadow.pages().at(p);
+      const std::uint8_t* host = host_page[p];
+      const std::uint64_t base = std::uint64_t{p} * kPageSize;
+      for (std::uint32_t i = 0; i < kPageSize; ++i) {
+        const std::uint8_t fl = sp.flags[i];
+        if (!fl) continue;
+        const std::uint64_t a = base + i;
+        const bool below = a >= layout.stack_low && a < esp;
+        const bool return_slot = a >= esp && a < esp + 4;
+        if ((fl & kByteRead) && !return_slot)
+          append(below ? e.stale_stack_reads : e.inputs, static_cast<GuestAddr>(a), sp.value[i]);
+        if (fl & kByteWritten) append(below ? e.frame_writes : e.outputs, static_cast<GuestAddr>(a), host[i]);
+      }
+    }
+    return e;
+  }
+
+  void rebuild_recording() {
+    recording.clear();
+    for (auto& f : frames)
+      if (f->recording) recording.push_back(f.get());
+  }
+
+  void push_frame(GuestAddr function, GuestAddr ret, GuestAddr esp, std::uint32_t depth, std::uint64_t index,
+                  bool rec, const Registers& in) {
+    auto f = std::make_unique<Frame>(pool);
+    f->function = function;
+    f->ret = ret;
+    f->entry_esp = esp;
+    f->depth = depth;
+    f->call_index = index;
+    f->recording = rec;
+    f->in = in;
+    frames.push_back(std::move(f));
+    if (rec) recording.push_back(frames.back().get());
+  }
+
+  CallRecord finish_frame(Frame& f, bool complete) {
+    CallRecord r;
+    r.function = f.function;
+    r.return_address = f.ret;
+    r.depth = f.depth;
+    r.call_index = f.call_index;
+    r.in = f.in;
+    r.out = read_registers();
+    r.complete = complete;
+    if (f.recording) r.effects = effects_of(f);
+    return r;
+  }
+
+  /// Ends the innermost nested frame and hands it to the observer.
+  void leave_nested(bool complete) {
+    std::unique_ptr<Frame> f = std::move(frames.back());
+    frames.pop_back();
+    if (f->recording) {
+      rebuild_recording();
+      if (observer) observer->on_leave(finish_frame(*f, complete));
+    }
+  }
+
+  // ---- faults ----
+
+  void stop_with(StopKind k, GuestAddr address = 0, std::uint32_t size = 0, std::uint32_t intno = 0) {
+    if (pending.set) return;
+    pending.set = true;
+    pending.kind = k;
+    pending.address = address;
+    pending.size = size;
+    pending.interrupt = intno;
+    uc_emu_stop(uc);
+  }
+
+  std::vector<ChainEntry> scan_call_chain(GuestAddr esp) const {
+    // A dword on the stack is taken for a return address when it points into executable memory
+    // right after a call instruction (e8 rel32, or ff /2 in any of its encodings). Heuristic, but it
+    // costs nothing while the code runs (see machine.md for why no per-call hook).
+    std::vector<ChainEntry> out;
+    const GuestAddr limit = std::min<GuestAddr>(top_entry_esp, esp + 0x10000);
+    for (GuestAddr a = esp; a < limit && a >= esp; a += 4) {
+      auto v = read_u32(a);
+      if (!v || *v < 8) continue;
+      const std::uint32_t page = *v >> 12;
+      if (!(page_prot[page] & kPresent) || !(page_prot[page] & kProtExec)) continue;
+      // The 7 bytes before v (any that are unmapped read as 0, which matches no call encoding here).
+      std::array<std::uint8_t, 8> b{};
+      for (int k = 1; k <= 7; ++k) {
+        auto byte = read_some(*v - static_cast<GuestAddr>(k), 1);
+        b[static_cast<std::size_t>(k)] = byte.empty() ? 0 : byte[0];
+      }
+      auto at = [&](int back) { return b[static_cast<std::size_t>(back)]; };  // byte at v - back
+      ChainEntry e;
+      e.return_address = *v;
+      bool is_call = false;
+      if (at(5) == 0xe8) {
+        const std::uint32_t rel = static_cast<std::uint32_t>(at(4)) | static_cast<std::uint32_t>(at(3)) << 8 |
+                                  static_cast<std::uint32_t>(at(2)) << 16 | static_cast<std::uint32_t>(at(1)) << 24;
+        e.call_site = *v - 5;
+        e.callee = *v + rel;
+        is_call = true;
+      } else {
+        auto ff2 = [&](int back, int mod, bool sib, bool rm5) {
+          if (at(back) != 0xff) return false;
+          const std::uint8_t m = at(back - 1);
+          if (((m >> 3) & 7) != 2 || (m >> 6) != mod) return false;
+          const int rm = m & 7;
+          if (sib) return rm == 4;
+          if (rm5) return rm == 5;
+          return rm != 4 && (mod != 0 || rm != 5);
+        };
+        for (auto [back, mod, sib, rm5] : {std::tuple{2, 3, false, false}, std::tuple{2, 0, false, false},
+                                           std::tuple{3, 1, false, false}, std::tuple{3, 0, true, false},
+                                           std::tuple{4, 1, true, false}, std::tuple{6, 2, false, false},
+                                           std::tuple{6, 0, false, true}, std::tuple{7, 2, true, false},
+                                           std::tuple{7, 0, true, false}}) {
+          if (ff2(back, mod, sib, rm5)) {
+            e.call_site = *v - static_cast<GuestAddr>(back);
+            is_call = true;
+            break;
+          }
+        }
+      }
+      if (is_call) out.push_back(e);
+    }
+    return out;
+  }
+
+  Fault make_fault(StopKind kind, GuestAddr address, std::uint32_t size, std::uint32_t intno, uc_err err) {
+    Fault f;
+    f.kind = kind;
+    f.registers = read_registers();
+    f.eip = f.registers.eip;
+    f.address = address;
+    f.size = size;
+    f.interrupt = intno;
+    if (kind == StopKind::kInterrupt) {
+      // Unicorn reports int n / int3 with eip after the instruction; point at the instruction.
+      auto b = read_some(f.eip - 2, 2);
+      if (b.size() == 2 && b[0] == 0xcd && b[1] == intno) f.eip -= 2;
+      else if (intno == 3 && b.size() == 2 && b[1] == 0xcc) f.eip -= 1;
+    }
+    if (kind == StopKind::kFetchUnmapped || kind == StopKind::kFetchProtected) f.eip = address;
+    f.instruction = disassemble(f.eip);
+    for (auto& fr : frames)
+      if (fr->depth > 0) f.watched_chain.push_back(fr->function);
+    f.call_chain = scan_call_chain(f.registers.esp);
+    switch (kind) {
+      case StopKind::kReadUnmapped:
+      case StopKind::kReadProtected:
+        f.message = fmt::format("{}: read of {} bytes at 0x{:08x}", stop_kind_name(kind), size, address);
+        break;
+      case StopKind::kWriteUnmapped:
+      case StopKind::kWriteProtected:
+        f.message = fmt::format("{}: write of {} bytes at 0x{:08x}", stop_kind_name(kind), size, address);
+        break;
+      case StopKind::kFetchUnmapped:
+        f.message = fmt::format("fetch-unmapped: code at 0x{:08x} is outside the snapshot (a call to a "
+                                "function the snapshot does not hold? stub it in the profile)", address);
+        break;
+      case StopKind::kFetchProtected:
+        f.message = fmt::format("fetch-protected: 0x{:08x} is not executable", address);
+        break;
+      case StopKind::kInvalidInstruction:
+        f.message = fmt::format("invalid-instruction at 0x{:08x}", f.eip);
+        break;
+      case StopKind::kInterrupt:
+        f.message = intno == 0 ? fmt::format("interrupt 0 (divide error) at 0x{:08x}", f.eip)
+                               : fmt::format("interrupt 0x{:x} at 0x{:08x}{}", intno, f.eip,
+                                             intno == 0x80 ? " (a Linux system call)" : "");
+        break;
+      case StopKind::kSyscall: f.message = fmt::format("syscall at 0x{:08x}: system calls are not emulated", f.eip); break;
+      case StopKind::kBudgetExceeded:
+        f.message = fmt::format("budget-exceeded: {} blocks executed (block_budget {})", blocks, cfg.block_budget);
+        break;
+      case StopKind::kTimeout: f.message = fmt::format("timeout after {} ms", cfg.timeout_ms); break;
+      case StopKind::kUnexpectedStop:
+        f.message = fmt::format("unexpected-stop: emulation ended at 0x{:08x}, not at the return sentinel", f.eip);
+        break;
+      case StopKind::kEngineError:
+        f.message = fmt::format("engine-error: {}", uc_strerror(err));
+        break;
+      case StopKind::kReturned: break;
+    }
+    return f;
+  }
+
+  // ---- set-up ----
+
+  Status setup();
+  Result<CallOutcome> call(const CallSpec& spec);
+};
+
+namespace {
+
+// Hooks: thin trampolines into Machine::Impl.
+void hook_mem_read(uc_engine*, uc_mem_type, std::uint64_t addr, int size, std::int64_t, void* user) {
+  auto* m = static_cast<Machine::Impl*>(user);
+  if (!m->recording.empty()) m->note_read(addr, size);
+}
+
+void hook_mem_write(uc_engine*, uc_mem_type, std::uint64_t addr, int size, std::int64_t, void* user) {
+  static_cast<Machine::Impl*>(user)->note_write(addr, size);
+}
+
+bool hook_mem_invalid(uc_engine*, uc_mem_type type, std::uint64_t addr, int size, std::int64_t, void* user) {
+  auto* m = static_cast<Machine::Impl*>(user);
+  StopKind k = StopKind::kEngineError;
+  switch (type) {
+    case UC_MEM_READ_UNMAPPED: k = StopKind::kReadUnmapped; break;
+    case UC_MEM_WRITE_UNMAPPED: k = StopKind::kWriteUnmapped; break;
+    case UC_MEM_FETCH_UNMAPPED: k = StopKind::kFetchUnmapped; break;
+    case UC_MEM_READ_PROT: k = StopKind::kReadProtected; break;
+    case UC_MEM_WRITE_PROT: k = StopKind::kWriteProtected; break;
+    case UC_MEM_FETCH_PROT: k = StopKind::kFetchProtected; break;
+    default: break;
+  }
+  if (!m->pending.set) {
+    m->pending.set = true;
+    m->pending.kind = k;
+    m->pending.address = static_cast<GuestAddr>(addr);
+    m->pending.size = static_cast<std::uint32_t>(size);
+  }
+  return false;  // not handled: Unicorn stops with the matching error
+}
+
+void hook_intr(uc_engine*, std::uint32_t intno, void* user) {
+  static_cast<Machine::Impl*>(user)->stop_with(StopKind::kInterrupt, 0, 0, intno);
+}
+
+void hook_syscall(uc_engine*, void* user) { static_cast<Machine::Impl*>(user)->stop_with(StopKind::kSyscall); }
+
+bool hook_insn_invalid(uc_engine*, void* user) {
+  auto* m = static_cast<Machine::Impl*>(user);
+  if (!m->pending.set) {
+    m->pending.set = true;
+    m->pending.kind = StopKind::kInvalidInstruction;
+  }
+  return false;
+}
+
+void hook_block(uc_engine* uc, std::uint64_t address, std::uint32_t, void* user) {
+  auto* m = static_cast<Machine::Impl*>(user);
+  if (++m->blocks > m->cfg.block_budget && m->cfg.block_budget != 0) {
+    m->stop_with(StopKind::kBudgetExceeded);
+    return;
+  }
+  // A watched call has returned when its return address starts a block with esp above its entry.
+  while (!m->frames.empty() && m->frames.back()->depth > 0 && m->frames.back()->ret == address) {
+    std::uint32_t esp = 0;
+    uc_reg_read(uc, UC_X86_REG_ESP, &esp);
+    if (esp <= m->frames.back()->entry_esp) break;
+    m->leave_nested(true);
+  }
+}
+
+void hook_count(uc_engine*, std::uint64_t, std::uint32_t, void* user) { ++static_cast<Machine::Impl*>(user)->instructions; }
+
+void hook_watched(uc_engine* uc, std::uint64_t address, std::uint32_t, void* user) {
+  auto* m = static_cast<Machine::Impl*>(user);
+  std::uint32_t esp = 0;
+  uc_reg_read(uc, UC_X86_REG_ESP, &esp);
+  const GuestAddr fn = static_cast<GuestAddr>(address);
+  const std::uint64_t index = m->call_counts[fn]++;
+  const Registers in = m->read_registers();
+  const bool rec = m->cfg.record && m->observer && m->observer->on_enter(fn, index, in);
+  const GuestAddr ret = m->read_u32(esp).value_or(0);
+  std::uint32_t depth = 1;
+  for (auto& f : m->frames) depth = std::max(depth, f->depth + 1);
+  m->push_frame(fn, ret, esp, depth, index, rec, in);
+}
+
+void hook_stub(uc_engine* uc, std::uint64_t, std::uint32_t, void* user) {
+  auto* s = static_cast<StubRt*>(user);
+  if (!s->active) return;
+  Machine::Impl* m = s->machine;
+  std::uint32_t esp = 0;
+  uc_reg_read(uc, UC_X86_REG_ESP, &esp);
+  auto ret = m->read_u32(esp);
+  if (!ret) {
+    m->stop_with(StopKind::kReadUnmapped, esp, 4);
+    return;
+  }
+  switch (s->spec.action) {
+    case StubSpec::Action::kRet: break;
+    case StubSpec::Action::kRetN: break;
+    case StubSpec::Action::kValue: uc_reg_write(uc, UC_X86_REG_EAX, &s->spec.value); break;
+    case StubSpec::Action::kTlsBlock: uc_reg_write(uc, UC_X86_REG_EAX, &s->tls_block); break;
+  }
+  const std::uint32_t pop = s->spec.action == StubSpec::Action::kRet ? 0 : s->spec.pop;
+  esp += 4 + pop;
+  uc_reg_write(uc, UC_X86_REG_ESP, &esp);
+  // Writing EIP inside a code hook makes Unicorn 2 leave the block and continue there.
+  uc_reg_write(uc, UC_X86_REG_EIP, &*ret);
+}
+
+}  // namespace
+
+Status Machine::Impl::setup() {
+  if (cfg.thread >= snap.threads.size())
+    return Error::make(Errc::kUsage, "the snapshot has {} thread(s); thread index {} does not exist",
+                       snap.threads.size(), cfg.thread);
+  LOCKSTEP_TRY_STATUS(snap.validate());
+  thread = snap.threads[cfg.thread];
+
+  // Pages of the snapshot, protections merged by union (see machine.hpp).
+  for (const Region& r : snap.regions) {
+    const std::uint32_t first = r.base / kPageSize;
+    const std::uint32_t last = static_cast<std::uint32_t>((r.end() - 1) / kPageSize);
+    for (std::uint32_t p = first; p <= last; ++p) {
+      page_prot[p] = static_cast<std::uint8_t>(page_prot[p] | kPresent | (r.prot & 7));
+      page_kind[p] = kSnapshotPage;
+    }
+  }
+
+  // The stack: the region holding the thread's esp, extended downwards when that space is free.
+  const Region* stack = snap.find(thread.esp);
+  if (!stack)
+    return Error::make(Errc::kUsage, "thread {}'s esp 0x{:08x} lies in no region of the snapshot: no stack to call on",
+                       thread.tid, thread.esp);
+  layout.stack_low = stack->base & ~(kPageSize - 1);
+  layout.stack_high = align_up(stack->end(), kPageSize);
+  if (cfg.stack_extension) {
+    const std::uint32_t n = align_up(cfg.stack_extension, kPageSize) / kPageSize;
+    const std::uint32_t low = layout.stack_low / kPageSize;
+    if (low > n && free_pages(low - n, n)) {
+      claim(low - n, n, kProtRead | kProtWrite, kHarnessData);
+      layout.stack_low -= n * kPageSize;
+    }
+  }
+
+  // Harness pages: GDT, sentinel, scratch, TLS blocks.
+  std::uint32_t tls_bytes = 0;
+  for (const StubSpec& s : cfg.stubs)
+    if (s.action == StubSpec::Action::kTlsBlock) tls_bytes += align_up(std::max<std::uint32_t>(s.block_size, 16), 16);
+  const std::uint32_t scratch_pages = align_up(std::max<std::uint32_t>(cfg.scratch_size, kPageSize), kPageSize) / kPageSize;
+  const std::uint32_t tls_pages = align_up(std::max<std::uint32_t>(tls_bytes, kPageSize), kPageSize) / kPageSize;
+  const std::uint32_t total = 1 + 1 + 1 + scratch_pages + 1 + tls_pages;  // guard pages between areas
+  auto free_at = find_free(total);
+  if (!free_at) return Error::make(Errc::kLimit, "no free 0x{:x}-byte range left in the 32-bit space for the harness", total * kPageSize);
+  const std::uint32_t gdt_page = *free_at;
+  const std::uint32_t sentinel_page = gdt_page + 1;
+  const std::uint32_t scratch_page = sentinel_page + 2;  // one unmapped guard page after the sentinel
+  const std::uint32_t tls_page = scratch_page + scratch_pages + 1;
+  claim(gdt_page, 1, kProtRead | kProtWrite, kHarnessInternal);
+  claim(sentinel_page, 1, kProtRead | kProtExec, kHarnessInternal);
+  claim(scratch_page, scratch_pages, kProtRead | kProtWrite, kHarnessData);
+  claim(tls_page, tls_pages, kProtRead | kProtWrite, kHarnessData);
+  layout.gdt = gdt_page * kPageSize;
+  layout.sentinel = sentinel_page * kPageSize;
+  layout.scratch = scratch_page * kPageSize;
+  layout.scratch_size = scratch_pages * kPageSize;
+  layout.tls_blocks = tls_page * kPageSize;
+  scratch_next = layout.scratch;
+
+  // Stubs: resolve pointers through the snapshot; targets outside it get a harness page (int3).
+  GuestAddr tls_next = layout.tls_blocks;
+  std::vector<std::uint32_t> stub_pages;
+  for (const StubSpec& s : cfg.stubs) {
+    auto rt = std::make_unique<StubRt>();
+    rt->spec = s;
+    rt->active = s.active;
+    rt->machine = this;
+    if (s.address) {
+      rt->at = *s.address;
+    } else if (s.pointer) {
+      auto bytes = snap.read(*s.pointer, 4);
+      if (!bytes.ok())
+        return Error::make(Errc::kUsage, "stub '{}': its pointer 0x{:08x} is not in the snapshot", s.name, *s.pointer);
+      std::memcpy(&rt->at, bytes->data(), 4);
+    } else {
+      return Error::make(Errc::kUsage, "stub '{}' has neither address nor pointer", s.name);
+    }
+    if (s.action == StubSpec::Action::kTlsBlock) {
+      rt->tls_block = tls_next;
+      tls_next += align_up(std::max<std::uint32_t>(s.block_size, 16), 16);
+    }
+    const std::uint32_t p = rt->at / kPageSize;
+    if (!(page_prot[p] & kPresent)) {
+      claim(p, 1, kProtRead | kProtExec, kHarnessInternal);
+      stub_pages.push_back(p);
+    } else if (!(page_prot[p] & kProtExec)) {
+      return Error::make(Errc::kUsage, "stub '{}' at 0x{:08x}: that address is in non-executable memory ({})", s.name,
+                         rt->at, prot_string(page_prot[p] & 7));
+    }
+    stubs.push_back(std::move(rt));
+  }
+
+  if (uc_err err = uc_open(UC_ARCH_X86, UC_MODE_32, &uc); err != UC_ERR_OK)
+    return Error::make(Errc::kUnsupported, "Unicorn cannot open an x86-32 engine: {}", uc_strerror(err));
+  LOCKSTEP_TRY_STATUS(map_all());
+  for (const Region& r : snap.regions) {
+    // Copy region bytes into the host pages.
+    std::uint64_t done = 0;
+    while (done < r.bytes.size()) {
+      const std::uint64_t a = r.base + done;
+      const std::uint32_t off = static_cast<std::uint32_t>(a % kPageSize);
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(r.bytes.size() - done, kPageSize - off));
+      std::memcpy(host_page[a / kPageSize] + off, r.bytes.data() + done, n);
+      done += n;
+    }
+  }
+  std::memset(host_page[sentinel_page], 0xcc, kPageSize);  // anything but the exit itself traps
+  for (std::uint32_t p : stub_pages) std::memset(host_page[p], 0xcc, kPageSize);
+
+  // GDT (see machine.hpp for the layout and why SS gets its own descriptor).
+  std::uint16_t cs = thread.cs, ds = thread.ds, es = thread.es, fs = thread.fs, gs = thread.gs;
+  if ((cs >> 3) == 0) cs = 0x23;  // a snapshot without selectors: Linux i386's
+  if ((ds >> 3) == 0) ds = 0x2b;
+  if ((es >> 3) == 0) es = ds;
+  constexpr unsigned kMaxIndex = kPageSize / 8;
+  std::array<std::uint64_t, kMaxIndex> gdt{};
+  std::array<bool, kMaxIndex> used{};
+  used[0] = true;
+  auto put = [&](std::uint16_t sel, std::uint64_t d) -> Status {
+    const unsigned idx = sel >> 3;
+    if (sel & 4) return Error::make(Errc::kUnsupported, "selector 0x{:04x} points into an LDT, which the machine does not build", sel);
+    if (idx >= kMaxIndex) return Error::make(Errc::kUnsupported, "selector 0x{:04x} is past the one-page GDT", sel);
+    if (used[idx] && gdt[idx] != d)
+      return Error::make(Errc::kUnsupported, "selector 0x{:04x} is needed for two different descriptors", sel);
+    gdt[idx] = d;
+    used[idx] = true;
+    return {};
+  };
+  auto free_index = [&]() -> std::uint16_t {
+    for (unsigned i = 1; i < kMaxIndex; ++i)
+      if (!used[i] && (cs >> 3) != i && (ds >> 3) != i && (es >> 3) != i && (fs >> 3) != i && (gs >> 3) != i &&
+          (thread.ss >> 3) != i)
+        return static_cast<std::uint16_t>(i);
+    return 0;
+  };
+  LOCKSTEP_TRY_STATUS(put(cs, descriptor(0, kCodeDpl3)));
+  LOCKSTEP_TRY_STATUS(put(ds, descriptor(0, kDataDpl3)));
+  LOCKSTEP_TRY_STATUS(put(es, descriptor(0, kDataDpl3)));
+  // A base without a selector (a reader that only knew the base) still gets a descriptor.
+  if ((fs >> 3) == 0 && thread.fs_base) fs = static_cast<std::uint16_t>((free_index() << 3) | 3);
+  if ((fs >> 3) != 0) LOCKSTEP_TRY_STATUS(put(fs, descriptor(thread.fs_base, kDataDpl3)));
+  if ((gs >> 3) == 0 && thread.gs_base) gs = static_cast<std::uint16_t>((free_index() << 3) | 3);
+  if ((gs >> 3) != 0) LOCKSTEP_TRY_STATUS(put(gs, descriptor(thread.gs_base, kDataDpl3)));
+  const std::uint16_t ss = static_cast<std::uint16_t>(free_index() << 3);  // RPL 0
+  LOCKSTEP_TRY_STATUS(put(ss, descriptor(0, kDataDpl0)));
+  std::memcpy(host_page[gdt_page], gdt.data(), kPageSize);
+  internal_pristine[gdt_page].assign(host_page[gdt_page], host_page[gdt_page] + kPageSize);
+  internal_pristine[sentinel_page].assign(host_page[sentinel_page], host_page[sentinel_page] + kPageSize);
+  for (std::uint32_t p : stub_pages) internal_pristine[p].assign(host_page[p], host_page[p] + kPageSize);
+
+  uc_x86_mmr gdtr{};
+  gdtr.base = layout.gdt;
+  gdtr.limit = kPageSize - 1;
+  if (uc_err err = uc_reg_write(uc, UC_X86_REG_GDTR, &gdtr); err != UC_ERR_OK)
+    return Error::make(Errc::kUnsupported, "cannot set the GDT: {}", uc_strerror(err));
+  // SS first: it must match the CPL (0) before anything else is loaded.
+  const std::pair<int, std::uint16_t> segs[] = {{UC_X86_REG_SS, ss}, {UC_X86_REG_CS, cs}, {UC_X86_REG_DS, ds},
+                                                {UC_X86_REG_ES, es}, {UC_X86_REG_FS, fs}, {UC_X86_REG_GS, gs}};
+  for (auto [reg, sel] : segs) {
+    std::uint32_t v = sel;
+    if (uc_err err = uc_reg_write(uc, reg, &v); err != UC_ERR_OK)
+      return Error::make(Errc::kUnsupported, "cannot load segment selector 0x{:04x}: {}", sel, uc_strerror(err));
+  }
+
+  // Hooks, all before the first emulation (#2200).
+  uc_hook h;
+  auto add = [&](int type, void* cb, void* user, std::uint64_t begin, std::uint64_t end) -> Status {
+    if (uc_err err = uc_hook_add(uc, &h, type, cb, user, begin, end); err != UC_ERR_OK)
+      return Error::make(Errc::kUnsupported, "cannot add a Unicorn hook (type 0x{:x}): {}", type, uc_strerror(err));
+    return {};
+  };
+  if (cfg.record) {
+    LOCKSTEP_TRY_STATUS(add(UC_HOOK_MEM_READ, reinterpret_cast<void*>(&hook_mem_read), this, 1, 0));
+    LOCKSTEP_TRY_STATUS(add(UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(&hook_mem_write), this, 1, 0));
+  }
+  LOCKSTEP_TRY_STATUS(add(UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(&hook_mem_invalid), this, 1, 0));
+  LOCKSTEP_TRY_STATUS(add(UC_HOOK_INTR, reinterpret_cast<void*>(&hook_intr), this, 1, 0));
+  LOCKSTEP_TRY_STATUS(add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(&hook_insn_invalid), this, 1, 0));
+  for (int insn : {UC_X86_INS_SYSCALL, UC_X86_INS_SYSENTER}) {
+    if (uc_err err = uc_hook_add(uc, &h, UC_HOOK_INSN, reinterpret_cast<void*>(&hook_syscall), this, 1, 0, insn);
+        err != UC_ERR_OK)
+      return Error::make(Errc::kUnsupported, "cannot hook system call instructions: {}", uc_strerror(err));
+  }
+  watched = cfg.watched;
+  if (cfg.block_budget != 0 || !watched.empty())
+    LOCKSTEP_TRY_STATUS(add(UC_HOOK_BLOCK, reinterpret_cast<void*>(&hook_block), this, 1, 0));
+  if (cfg.count_instructions)
+    LOCKSTEP_TRY_STATUS(add(UC_HOOK_CODE, reinterpret_cast<void*>(&hook_count), this, 1, 0));
+  for (GuestAddr w : watched) LOCKSTEP_TRY_STATUS(add(UC_HOOK_CODE, reinterpret_cast<void*>(&hook_watched), this, w, w));
+  for (auto& s : stubs) LOCKSTEP_TRY_STATUS(add(UC_HOOK_CODE, reinterpret_cast<void*>(&hook_stub), s.get(), s->at, s->at));
+
+  std::uint64_t exit = layout.sentinel;
+  if (uc_ctl_exits_enable(uc) != UC_ERR_OK || uc_ctl_set_exits(uc, &exit, std::size_t{1}) != UC_ERR_OK)
+    return Error::make(Errc::kUnsupported, "this Unicorn has no exit list (uc_ctl_set_exits)");
+
+  if (uc_err err = uc_context_alloc(uc, &baseline); err != UC_ERR_OK)
+    return Error::make(Errc::kUnsupported, "cannot allocate a Unicorn context: {}", uc_strerror(err));
+  write_registers(initial_registers());
+  uc_context_save(uc, baseline);  // save before any restore (#2319)
+  return {};
+}
+
+Result<CallOutcome> Machine::Impl::call(const CallSpec& spec) {
+  // Arguments: blocks into scratch, then the convention's plan.
+  std::vector<PlacedArg> placed;
+  for (const Arg& a : spec.args) {
+    PlacedArg p;
+    if (a.kind == Arg::Kind::kF64) {
+      p.is_f64 = true;
+      p.f64 = a.f64;
+    } else if (a.kind == Arg::Kind::kBlock) {
+      const std::uint64_t at = align_up(scratch_next, 16);
+      if (at + a.block.size() > std::uint64_t{layout.scratch} + layout.scratch_size)
+        return Error::make(Errc::kLimit, "argument block of {} bytes does not fit in the machine's scratch ({} bytes)",
+                           a.block.size(), layout.scratch_size);
+      LOCKSTEP_TRY_STATUS(host_write(static_cast<GuestAddr>(at), a.block));
+      p.word = static_cast<GuestAddr>(at);
+      scratch_next = static_cast<GuestAddr>(at + a.block.size());
+    } else {
+      p.word = a.word;
+    }
+    placed.push_back(p);
+  }
+  LOCKSTEP_TRY(CallPlan plan, plan_call(spec.convention, placed));
+  const std::uint32_t top = (thread.esp - cfg.stack_gap) & ~15u;
+  const std::uint64_t need = plan.stack.size() + 4;
+  if (top < layout.stack_low + need + 0x1000 || thread.esp < cfg.stack_gap)
+    return Error::make(Errc::kLimit, "the stack (0x{:08x}..0x{:08x}) has no room below esp 0x{:08x} for the call",
+                       layout.stack_low, layout.stack_high, thread.esp);
+  const GuestAddr entry_esp = static_cast<GuestAddr>(top - need);
+  std::vector<std::uint8_t> frame(4 + plan.stack.size());
+  std::memcpy(frame.data(), &layout.sentinel, 4);
+  std::copy(plan.stack.begin(), plan.stack.end(), frame.begin() + 4);
+  LOCKSTEP_TRY_STATUS(host_write(entry_esp, frame));
+
+  uc_context_restore(uc, baseline);
+  Registers regs = initial_registers();
+  for (auto [reg, v] : plan.registers) {
+    switch (reg) {
+      case Reg::kEax: regs.eax = v; break;
+      case Reg::kEcx: regs.ecx = v; break;
+      case Reg::kEdx: regs.edx = v; break;
+      case Reg::kEbx: regs.ebx = v; break;
+      case Reg::kEsi: regs.esi = v; break;
+      case Reg::kEdi: regs.edi = v; break;
+      case Reg::kEbp: regs.ebp = v; break;
+    }
+  }
+  regs.esp = entry_esp;
+  regs.eip = spec.function;
+  write_registers(regs);
+
+  CallOutcome out;
+  out.record.function = spec.function;
+  out.record.return_address = layout.sentinel;
+  out.record.in = read_registers();
+  frames.clear();
+  recording.clear();
+  top_entry_esp = entry_esp;
+  pending = Pending{};
+  blocks = 0;
+  instructions = 0;
+  if (cfg.record) push_frame(spec.function, layout.sentinel, entry_esp, 0, 0, true, out.record.in);
+
+  const uc_err err = uc_emu_start(uc, spec.function, 0, std::uint64_t{cfg.timeout_ms} * 1000, 0);
+  out.blocks = blocks;
+  out.instructions = instructions;
+  const Registers after = read_registers();
+  std::optional<Fault> fault;
+  if (pending.set) {
+    fault = make_fault(pending.kind, pending.address, pending.size, pending.interrupt, err);
+  } else if (err != UC_ERR_OK) {
+    StopKind k = StopKind::kEngineError;
+    if (err == UC_ERR_INSN_INVALID) k = StopKind::kInvalidInstruction;
+    fault = make_fault(k, after.eip, 0, 0, err);
+  } else if (after.eip != layout.sentinel) {
+    std::size_t timed_out = 0;
+    uc_query(uc, UC_QUERY_TIMEOUT, &timed_out);
+    fault = make_fault(timed_out ? StopKind::kTimeout : StopKind::kUnexpectedStop, after.eip, 0, 0, err);
+  }
+  // Watched calls still open: the ones returning to the sentinel finished with this call.
+  while (!frames.empty() && frames.back()->depth > 0) {
+    const bool done = !fault && frames.back()->ret == layout.sentinel && after.esp > frames.back()->entry_esp;
+    leave_nested(done);
+  }
+  if (!frames.empty()) {
+    CallRecord r = finish_frame(*frames.back(), !fault);
+    frames.clear();
+    recording.clear();
+    r.in = out.record.in;
+    out.record = std::move(r);
+  } else {
+    out.record.out = after;
+    out.record.complete = !fault;
+  }
+  out.record.effects.entry_esp = entry_esp;
+  out.record.effects.stack_low = layout.stack_low;
+  out.value = return_value(spec.returns, after);
+  out.popped = static_cast<std::int64_t>(after.esp) - (static_cast<std::int64_t>(entry_esp) + 4);
+  out.fault = std::move(fault);
+  return out;
+}
+
+// ---- Machine ----
+
+MachineConfig config_from_profile(const Profile& profile) {
+  MachineConfig c;
+  c.default_fpu_control = profile.fpu_control_word;
+  c.default_mxcsr = profile.mxcsr;
+  c.stubs = profile.stubs;
+  return c;
+}
+
+Machine::Machine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Machine::~Machine() = default;
+
+Result<std::unique_ptr<Machine>> Machine::create(const Snapshot& snapshot, MachineConfig config) {
+  auto impl = std::make_unique<Impl>(snapshot, std::move(config));
+  LOCKSTEP_TRY_STATUS(impl->setup());
+  return std::unique_ptr<Machine>(new Machine(std::move(impl)));
+}
+
+void Machine::reset() {
+  impl_->reset_memory();
+  uc_context_restore(impl_->uc, impl_->baseline);
+}
+
+Result<CallOutcome> Machine::call(const CallSpec& spec) { return impl_->call(spec); }
+
+Status Machine::write(GuestAddr address, std::span<const std::uint8_t> bytes) {
+  return impl_->host_write(address, bytes);
+}
+
+Result<std::vector<std::uint8_t>> Machine::read(GuestAddr address, std::uint32_t size) const {
+  return impl_->host_read(address, size);
+}
+
+bool Machine::is_mapped(GuestAddr address) const noexcept { return impl_->host_page[address / kPageSize] != nullptr; }
+
+Status Machine::set_stub_active(std::string_view name, bool active) {
+  bool found = false;
+  for (auto& s : impl_->stubs)
+    if (s->spec.name == name) {
+      s->active = active;
+      found = true;
+    }
+  if (!found) return Error::make(Errc::kNotFound, "no stub named '{}'", name);
+  return {};
+}
+
+Result<GuestAddr> Machine::stub_address(std::string_view name) const {
+  for (auto& s : impl_->stubs)
+    if (s->spec.name == name) return s->at;
+  return Error::make(Errc::kNotFound, "no stub named '{}'", name);
+}
+
+void Machine::set_observer(CallObserver* observer) noexcept { impl_->observer = observer; }
+const MachineLayout& Machine::layout() const noexcept { return impl_->layout; }
+const MachineConfig& Machine::config() const noexcept { return impl_->cfg; }
+Registers Machine::initial_registers() const { return impl_->initial_registers(); }
+std::string Machine::disassemble(GuestAddr address) const { return impl_->disassemble(address); }
+
+}  // namespace lockstep::harness

@@ -1,0 +1,456 @@
+// The profile reader (schema: harness/docs/profile.md).
+#include "lockstep/harness/profile.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "lockstep/base/io.hpp"
+
+namespace lockstep::harness {
+
+namespace {
+
+constexpr std::uint64_t kMaxProfileBytes = 16u << 20;
+
+/// Reads one table, tracking the keys it used so that the rest are reported as unknown.
+class TableReader {
+ public:
+  TableReader(const toml::table& t, std::string source, std::string where)
+      : t_(t), source_(std::move(source)), where_(std::move(where)) {}
+
+  int line() const { return static_cast<int>(t_.source().begin.line); }
+  int line_of(std::string_view key) const {
+    const toml::node* n = t_.get(key);
+    return n ? static_cast<int>(n->source().begin.line) : line();
+  }
+  Error error(std::string_view key, std::string msg) const {
+    return Error::make(Errc::kMalformed, "{}:{}: {}: {}", source_, line_of(key), where_, msg);
+  }
+  bool has(std::string_view key) {
+    seen_.insert(std::string(key));
+    return t_.contains(key);
+  }
+  const toml::node* node(std::string_view key) {
+    seen_.insert(std::string(key));
+    return t_.get(key);
+  }
+
+  Result<std::string> str(std::string_view key, bool required, std::string def = {}) {
+    const toml::node* n = node(key);
+    if (!n) {
+      if (required) return Error::make(Errc::kMalformed, "{}:{}: {}: missing key '{}'", source_, line(), where_, key);
+      return def;
+    }
+    if (!n->is_string()) return error(key, fmt::format("'{}' must be a string", key));
+    return std::string(*n->value<std::string_view>());
+  }
+
+  Result<std::uint32_t> u32(std::string_view key, bool required, std::uint32_t def = 0) {
+    const toml::node* n = node(key);
+    if (!n) {
+      if (required) return Error::make(Errc::kMalformed, "{}:{}: {}: missing key '{}'", source_, line(), where_, key);
+      return def;
+    }
+    if (!n->is_integer()) return error(key, fmt::format("'{}' must be an integer", key));
+    const std::int64_t v = *n->value<std::int64_t>();
+    if (v < 0 || v > 0xffffffffLL) return error(key, fmt::format("'{}' = {} is outside 0..0xffffffff", key, v));
+    return static_cast<std::uint32_t>(v);
+  }
+
+  Result<bool> boolean(std::string_view key, bool def) {
+    const toml::node* n = node(key);
+    if (!n) return def;
+    if (!n->is_boolean()) return error(key, fmt::format("'{}' must be true or false", key));
+    return *n->value<bool>();
+  }
+
+  Result<std::vector<std::string>> strings(std::string_view key) {
+    std::vector<std::string> out;
+    const toml::node* n = node(key);
+    if (!n) return out;
+    const toml::array* a = n->as_array();
+    if (!a) return error(key, fmt::format("'{}' must be an array of strings", key));
+    for (const toml::node& e : *a) {
+      if (!e.is_string()) return error(key, fmt::format("'{}' must hold only strings", key));
+      out.emplace_back(*e.value<std::string_view>());
+    }
+    return out;
+  }
+
+  Status finish() const {
+    for (const auto& [k, v] : t_) {
+      if (!seen_.count(std::string(k.str())))
+        return Error::make(Errc::kMalformed, "{}:{}: {}: unknown key '{}'", source_, v.source().begin.line, where_,
+                           k.str());
+    }
+    return {};
+  }
+
+  const std::string& source() const { return source_; }
+  const std::string& where() const { return where_; }
+
+ private:
+  const toml::table& t_;
+  std::string source_;
+  std::string where_;
+  std::set<std::string> seen_;
+};
+
+/// Each [[x]] array of tables.
+template <typename F>
+Status each_table(const toml::table& root, std::string_view key, const std::string& source, F&& f) {
+  const toml::node* n = root.get(key);
+  if (!n) return {};
+  const toml::array* a = n->as_array();
+  if (!a || !a->is_array_of_tables())
+    return Error::make(Errc::kMalformed, "{}:{}: '{}' must be an array of tables ([[{}]])", source,
+                       n->source().begin.line, key, key);
+  std::size_t i = 0;
+  for (const toml::node& e : *a) {
+    TableReader r(*e.as_table(), source, fmt::format("[[{}]] #{}", key, ++i));
+    LOCKSTEP_TRY_STATUS(f(r));
+    LOCKSTEP_TRY_STATUS(r.finish());
+  }
+  return {};
+}
+
+Status parse_field(const toml::table& t, const std::string& source, const std::string& where, FieldSpec& f) {
+  TableReader r(t, source, where);
+  LOCKSTEP_TRY(f.offset, r.u32("offset", true));
+  LOCKSTEP_TRY(f.name, r.str("name", true));
+  LOCKSTEP_TRY(f.struct_name, r.str("struct", false));
+  LOCKSTEP_TRY(f.count, r.u32("count", false, 1));
+  LOCKSTEP_TRY(f.size, r.u32("size", false, 0));
+  LOCKSTEP_TRY(f.chosen, r.boolean("chosen", false));
+  if (f.count == 0) return r.error("count", "count must be at least 1");
+  if (f.struct_name.empty() && f.size == 0) return r.error("size", fmt::format("field '{}' needs a size (or a struct)", f.name));
+  return r.finish();
+}
+
+}  // namespace
+
+const char* arg_type_name(ArgType t) noexcept {
+  switch (t) {
+    case ArgType::kU32: return "u32";
+    case ArgType::kI32: return "i32";
+    case ArgType::kPtr: return "ptr";
+    case ArgType::kF64: return "f64";
+  }
+  return "?";
+}
+
+Result<std::uint32_t> parse_u32(std::string_view s) {
+  std::string_view t = s;
+  bool neg = false;
+  if (!t.empty() && t[0] == '-') { neg = true; t.remove_prefix(1); }
+  int base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) { base = 16; t.remove_prefix(2); }
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v, base);
+  if (t.empty() || ec != std::errc{} || p != t.data() + t.size())
+    return Error::make(Errc::kUsage, "'{}' is not a number (decimal or 0x-hex)", s);
+  if (neg ? v > 0x80000000ULL : v > 0xffffffffULL) return Error::make(Errc::kUsage, "'{}' does not fit in 32 bits", s);
+  return static_cast<std::uint32_t>(neg ? (0 - v) : v);
+}
+
+const FunctionSpec* Profile::function_by_name(std::string_view n) const noexcept {
+  for (const FunctionSpec& f : functions)
+    if (f.name == n || (!f.original.empty() && f.original == n)) return &f;
+  return nullptr;
+}
+const FunctionSpec* Profile::function_at(GuestAddr a) const noexcept {
+  for (const FunctionSpec& f : functions)
+    if (f.address == a) return &f;
+  return nullptr;
+}
+Result<const FunctionSpec*> Profile::find_function(std::string_view s) const {
+  if (const FunctionSpec* f = function_by_name(s)) return f;
+  if (auto a = parse_u32(s); a.ok()) {
+    if (const FunctionSpec* f = function_at(*a)) return f;
+    return Error::make(Errc::kNotFound, "{} lists no function at 0x{:08x}", source, *a);
+  }
+  std::string near;
+  for (const FunctionSpec& f : functions)
+    if (f.name.find(s) != std::string::npos || s.find(f.name) != std::string::npos) near += " " + f.name;
+  return Error::make(Errc::kNotFound, "{} lists no function named '{}'{}", source, s,
+                     near.empty() ? "" : " (did you mean:" + near + "?)");
+}
+const StructSpec* Profile::struct_by_name(std::string_view n) const noexcept {
+  for (const StructSpec& s : structs)
+    if (s.name == n) return &s;
+  return nullptr;
+}
+const InstanceSpec* Profile::instance_by_name(std::string_view n) const noexcept {
+  for (const InstanceSpec& s : instances)
+    if (s.name == n) return &s;
+  return nullptr;
+}
+const DriverSpec* Profile::driver_by_name(std::string_view n) const noexcept {
+  for (const DriverSpec& s : drivers)
+    if (s.name == n) return &s;
+  return nullptr;
+}
+const DriverSpec* Profile::driver_for_record(std::string_view r) const noexcept {
+  for (const DriverSpec& s : drivers)
+    if (s.record == r) return &s;
+  return nullptr;
+}
+
+Result<Profile> parse_profile(std::string_view text, std::string_view source_name) {
+  const std::string source(source_name);
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    return Error::make(Errc::kMalformed, "{}:{}:{}: {}", source, e.source().begin.line, e.source().begin.column,
+                       e.description());
+  }
+  Profile p;
+  p.source = source;
+
+  for (const auto& [k, v] : root) {
+    static const std::set<std::string_view> kTop = {"profile", "function", "stub", "struct", "instance", "label", "driver"};
+    if (!kTop.count(k.str()))
+      return Error::make(Errc::kMalformed, "{}:{}: unknown top-level key '{}'", source, v.source().begin.line, k.str());
+  }
+
+  if (const toml::node* n = root.get("profile")) {
+    const toml::table* t = n->as_table();
+    if (!t) return Error::make(Errc::kMalformed, "{}:{}: [profile] must be a table", source, n->source().begin.line);
+    TableReader r(*t, source, "[profile]");
+    LOCKSTEP_TRY(p.name, r.str("name", false));
+    LOCKSTEP_TRY(p.description, r.str("description", false));
+    LOCKSTEP_TRY(std::uint32_t cw, r.u32("fpu_control_word", false, p.fpu_control_word));
+    if (cw > 0xffff) return r.error("fpu_control_word", "fpu_control_word must fit in 16 bits");
+    p.fpu_control_word = static_cast<std::uint16_t>(cw);
+    LOCKSTEP_TRY(p.mxcsr, r.u32("mxcsr", false, p.mxcsr));
+    LOCKSTEP_TRY_STATUS(r.finish());
+  }
+
+  auto on_function = [&](TableReader& r) -> Status {
+    FunctionSpec f;
+    f.line = r.line();
+    LOCKSTEP_TRY(f.address, r.u32("address", true));
+    LOCKSTEP_TRY(f.name, r.str("name", true));
+    LOCKSTEP_TRY(f.original, r.str("original", false));
+    LOCKSTEP_TRY(std::string conv, r.str("convention", false, "watcom"));
+    auto c = parse_convention(conv);
+    if (!c.ok()) return r.error("convention", c.error().message);
+    f.convention.kind = *c;
+    LOCKSTEP_TRY(auto regs, r.strings("registers"));
+    if (f.convention.kind == Convention::kCustom && regs.empty())
+      return r.error("registers", "a custom convention needs 'registers'");
+    if (f.convention.kind != Convention::kCustom && !regs.empty())
+      return r.error("registers", "'registers' is only for convention = \"custom\"");
+    for (const std::string& s : regs) {
+      auto rg = parse_reg(s);
+      if (!rg.ok()) return r.error("registers", rg.error().message);
+      f.convention.registers.push_back(*rg);
+    }
+    LOCKSTEP_TRY(auto args, r.strings("args"));
+    for (const std::string& a : args) {
+      const auto colon = a.find(':');
+      ArgSpec s;
+      s.name = a.substr(0, colon);
+      const std::string kind = colon == std::string::npos ? "u32" : a.substr(colon + 1);
+      if (kind == "u32") s.type = ArgType::kU32;
+      else if (kind == "i32") s.type = ArgType::kI32;
+      else if (kind == "ptr") s.type = ArgType::kPtr;
+      else if (kind == "f64") s.type = ArgType::kF64;
+      else return r.error("args", fmt::format("argument '{}': kind '{}' is not u32, i32, ptr or f64", a, kind));
+      f.args.push_back(s);
+    }
+    LOCKSTEP_TRY(std::string ret, r.str("returns", false, "none"));
+    auto rk = parse_return_kind(ret);
+    if (!rk.ok()) return r.error("returns", rk.error().message);
+    f.returns = *rk;
+    LOCKSTEP_TRY(f.compare_flags, r.boolean("compare_flags", false));
+    LOCKSTEP_TRY(f.doc, r.str("doc", false));
+    for (const FunctionSpec& o : p.functions) {
+      if (o.name == f.name) return r.error("name", fmt::format("function name '{}' is already used at line {}", f.name, o.line));
+      if (o.address == f.address)
+        return r.error("address", fmt::format("0x{:08x} is already function '{}' (line {})", f.address, o.name, o.line));
+    }
+    p.functions.push_back(std::move(f));
+    return {};
+  };
+  LOCKSTEP_TRY_STATUS(each_table(root, "function", source, on_function));
+
+  auto on_stub = [&](TableReader& r) -> Status {
+    StubSpec s;
+    s.line = r.line();
+    LOCKSTEP_TRY(s.name, r.str("name", true));
+    const bool has_addr = r.has("address"), has_ptr = r.has("pointer");
+    if (has_addr == has_ptr) return r.error("address", "a stub needs exactly one of 'address' or 'pointer'");
+    if (has_addr) { LOCKSTEP_TRY(s.address, r.u32("address", true)); }
+    else { LOCKSTEP_TRY(s.pointer, r.u32("pointer", true)); }
+    LOCKSTEP_TRY(std::string action, r.str("action", true));
+    LOCKSTEP_TRY(s.pop, r.u32("pop", false));
+    LOCKSTEP_TRY(s.value, r.u32("value", false));
+    LOCKSTEP_TRY(std::string handler, r.str("handler", false));
+    LOCKSTEP_TRY(s.block_size, r.u32("block_size", false));
+    LOCKSTEP_TRY(s.why, r.str("why", true));
+    if (s.why.empty()) return r.error("why", "'why' must say why the stub is sound");
+    if (s.pop > 0xfffc || s.pop % 2) return r.error("pop", fmt::format("pop = {} is not a ret N operand", s.pop));
+    if (action == "ret") {
+      s.action = StubSpec::Action::kRet;
+      if (r.has("pop") && s.pop) return r.error("pop", "action 'ret' pops nothing; use 'ret_n'");
+    } else if (action == "ret_n") {
+      s.action = StubSpec::Action::kRetN;
+    } else if (action == "value") {
+      s.action = StubSpec::Action::kValue;
+      if (!r.has("value")) return r.error("action", "action 'value' needs 'value'");
+    } else if (action == "handler") {
+      if (handler != "tls_block") return r.error("handler", fmt::format("unknown handler '{}' (tls_block)", handler));
+      s.action = StubSpec::Action::kTlsBlock;
+      if (s.block_size == 0 || s.block_size > (16u << 20))
+        return r.error("block_size", "handler tls_block needs block_size between 1 and 16 MiB");
+    } else {
+      return r.error("action", fmt::format("unknown action '{}' (ret, ret_n, value, handler)", action));
+    }
+    if (action != "handler" && !handler.empty()) return r.error("handler", "'handler' needs action = \"handler\"");
+    for (const StubSpec& o : p.stubs)
+      if (o.name == s.name) return r.error("name", fmt::format("stub name '{}' is already used at line {}", s.name, o.line));
+    p.stubs.push_back(std::move(s));
+    return {};
+  };
+  LOCKSTEP_TRY_STATUS(each_table(root, "stub", source, on_stub));
+
+  auto on_struct = [&](TableReader& r) -> Status {
+    StructSpec s;
+    s.line = r.line();
+    LOCKSTEP_TRY(s.name, r.str("name", true));
+    LOCKSTEP_TRY(s.size, r.u32("size", true));
+    const toml::node* fields = r.node("fields");
+    if (fields) {
+      const toml::array* a = fields->as_array();
+      if (!a) return r.error("fields", "'fields' must be an array of inline tables");
+      std::size_t i = 0;
+      for (const toml::node& e : *a) {
+        ++i;
+        if (!e.is_table()) return r.error("fields", "'fields' must hold only tables");
+        FieldSpec f;
+        LOCKSTEP_TRY_STATUS(parse_field(*e.as_table(), source, fmt::format("{} field #{}", r.where(), i), f));
+        s.fields.push_back(std::move(f));
+      }
+    }
+    for (const StructSpec& o : p.structs)
+      if (o.name == s.name) return r.error("name", fmt::format("struct '{}' is already defined at line {}", s.name, o.line));
+    p.structs.push_back(std::move(s));
+    return {};
+  };
+  LOCKSTEP_TRY_STATUS(each_table(root, "struct", source, on_struct));
+  // Nested struct sizes and bounds, now that every struct is known.
+  for (StructSpec& s : p.structs) {
+    for (FieldSpec& f : s.fields) {
+      if (!f.struct_name.empty()) {
+        const StructSpec* inner = p.struct_by_name(f.struct_name);
+        if (!inner)
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' names unknown struct '{}'", source,
+                             s.line, s.name, f.name, f.struct_name);
+        if (inner == &s)
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}' contains itself", source, s.line, s.name);
+        f.size = inner->size * f.count;
+      } else if (f.size % f.count) {
+        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' size {} is not a multiple of count {}",
+                           source, s.line, s.name, f.name, f.size, f.count);
+      }
+      if (std::uint64_t{f.offset} + f.size > s.size)
+        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' (0x{:x}+0x{:x}) runs past its size 0x{:x}",
+                           source, s.line, s.name, f.name, f.offset, f.size, s.size);
+    }
+    std::sort(s.fields.begin(), s.fields.end(), [](const FieldSpec& a, const FieldSpec& b) { return a.offset < b.offset; });
+  }
+
+  auto on_instance = [&](TableReader& r) -> Status {
+    InstanceSpec s;
+    s.line = r.line();
+    LOCKSTEP_TRY(s.name, r.str("name", true));
+    LOCKSTEP_TRY(s.struct_name, r.str("struct", true));
+    LOCKSTEP_TRY(s.base, r.u32("base", true));
+    LOCKSTEP_TRY(s.count, r.u32("count", false, 1));
+    const StructSpec* st = p.struct_by_name(s.struct_name);
+    if (!st) return r.error("struct", fmt::format("unknown struct '{}'", s.struct_name));
+    if (s.count == 0 || std::uint64_t{s.base} + std::uint64_t{st->size} * s.count > (std::uint64_t{1} << 32))
+      return r.error("count", "the instances must lie below 4 GiB and count must be at least 1");
+    for (const InstanceSpec& o : p.instances)
+      if (o.name == s.name) return r.error("name", fmt::format("instance '{}' is already defined at line {}", s.name, o.line));
+    p.instances.push_back(std::move(s));
+    return {};
+  };
+  LOCKSTEP_TRY_STATUS(each_table(root, "instance", source, on_instance));
+
+  auto on_label = [&](TableReader& r) -> Status {
+    LabelSpec s;
+    s.line = r.line();
+    LOCKSTEP_TRY(s.name, r.str("name", true));
+    LOCKSTEP_TRY(s.address, r.u32("address", true));
+    LOCKSTEP_TRY(s.size, r.u32("size", false, 1));
+    if (s.size == 0) return r.error("size", "size must be at least 1");
+    p.labels.push_back(std::move(s));
+    return {};
+  };
+  LOCKSTEP_TRY_STATUS(each_table(root, "label", source, on_label));
+
+  auto on_driver = [&](TableReader& r) -> Status {
+    DriverSpec d;
+    d.line = r.line();
+    LOCKSTEP_TRY(d.name, r.str("name", true));
+    const toml::node* fn = r.node("function");
+    if (!fn) return r.error("function", "missing key 'function'");
+    if (fn->is_integer()) {
+      LOCKSTEP_TRY(d.function, r.u32("function", true));
+    } else if (fn->is_string()) {
+      const FunctionSpec* f = p.function_by_name(*fn->value<std::string_view>());
+      if (!f) return r.error("function", fmt::format("no [[function]] named '{}'", *fn->value<std::string_view>()));
+      d.function = f->address;
+    } else {
+      return r.error("function", "'function' must be an address or a [[function]] name");
+    }
+    LOCKSTEP_TRY(d.record, r.str("record", false, "CTRL"));
+    LOCKSTEP_TRY(d.compare, r.str("compare", false, "PHYS"));
+    if (const toml::node* args = r.node("args")) {
+      const toml::array* a = args->as_array();
+      if (!a) return r.error("args", "'args' must be an array");
+      for (const toml::node& e : *a) {
+        DriverArg da;
+        if (e.is_integer()) {
+          const std::int64_t v = *e.value<std::int64_t>();
+          if (v < 0 || v > 0xffffffffLL) return r.error("args", fmt::format("argument {} is outside 32 bits", v));
+          da.value = static_cast<std::uint32_t>(v);
+        } else if (e.is_string()) {
+          da.instance = std::string(*e.value<std::string_view>());
+          if (!p.instance_by_name(da.instance))
+            return r.error("args", fmt::format("argument '{}' is no [[instance]]", da.instance));
+        } else {
+          return r.error("args", "arguments are instance names or numbers");
+        }
+        d.args.push_back(std::move(da));
+      }
+    }
+    LOCKSTEP_TRY(d.stubs, r.strings("stubs"));
+    for (const std::string& s : d.stubs) {
+      auto it = std::find_if(p.stubs.begin(), p.stubs.end(), [&](const StubSpec& x) { return x.name == s; });
+      if (it == p.stubs.end()) return r.error("stubs", fmt::format("no [[stub]] named '{}'", s));
+      it->active = false;  // active only while this driver runs
+    }
+    for (const DriverSpec& o : p.drivers)
+      if (o.name == d.name) return r.error("name", fmt::format("driver '{}' is already defined at line {}", d.name, o.line));
+    p.drivers.push_back(std::move(d));
+    return {};
+  };
+  LOCKSTEP_TRY_STATUS(each_table(root, "driver", source, on_driver));
+
+  return p;
+}
+
+Result<Profile> load_profile(const std::filesystem::path& path) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, kMaxProfileBytes));
+  return parse_profile(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path.string());
+}
+
+}  // namespace lockstep::harness

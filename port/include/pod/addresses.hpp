@@ -1,0 +1,88 @@
+// The original's (WINPOD.EXE's) data addresses the port reads and writes, each with the document
+// and inventory id it comes from (seeds/000 = the physics page, 002 = the track world, 003 = the main
+// loop; ids from docs/inventory.md). A bracketed name in a comment ("[0x4ed434]") means the word at
+// that address holds a pointer, as the documents bracket it. Values the documents do not give are
+// marked "chosen" and come from port/CHOICES.md.
+#pragma once
+
+#include <cstdint>
+
+#include "pod/types.hpp"
+
+namespace pod::addr {
+
+// --- Race state (000 "The race car", inventory 2.1) ---
+
+/// Race cars, one 0x558-byte record per racer (000; F015). The main-loop page gives 0x61aad0 (C01);
+/// the physics page's address is the one measured against the running game's physics, and the
+/// documents' README says to take it.
+inline constexpr GuestAddr kRaceCars = 0x630838;
+inline constexpr std::uint32_t kRaceCarSize = 0x558;  // F015
+/// Drivers, 0xb0 each (003 gives the base; 000 the size; F167).
+inline constexpr GuestAddr kDrivers = 0x61f870;
+inline constexpr std::uint32_t kDriverSize = 0xb0;
+/// The race block saved by the step log: beacons, race records, order, clock, catch-up records
+/// (000, inventory 2.1): [0x4f8d44, 0x4f9854).
+inline constexpr GuestAddr kRaceBlock = 0x4f8d44;
+inline constexpr GuestAddr kRaceBlockEnd = 0x4f9854;
+/// Racer records in the race block: +0x40 + 0xbc × racer (000; F087).
+inline constexpr std::uint32_t kRaceRecordsOffset = 0x40;
+inline constexpr std::uint32_t kRaceRecordSize = 0xbc;
+/// Catch-up records, four words each, reached from driver +0x90 (000; F123..F128).
+inline constexpr GuestAddr kCatchUpRecords = 0x4f97c8;
+/// Catch-up base: 0, 3000 or 6000 by difficulty (000; F127).
+inline constexpr GuestAddr kCatchUpBase = 0x4f9848;
+/// "The function at 0x4f984c" through which the catch-up target comes (000; A07).
+inline constexpr GuestAddr kCatchUpTargetFn = 0x4f984c;
+/// The chassis search's call counter: the chassis point searches every 17th call (000; F075).
+inline constexpr GuestAddr kChassisSearchCounter = 0x4f3310;
+/// Difficulty (000; F127).
+inline constexpr GuestAddr kDifficulty = 0x633334;
+/// [0x63334c] damage option, [0x633314] must be 0 for damage (000; F098).
+inline constexpr GuestAddr kDamageOption = 0x63334c;
+inline constexpr GuestAddr kDamageBlock = 0x633314;
+
+/// The frame-time block (G31; chosen, CHOICES "Race, controls and frame time"): +0 this car step's
+/// dt (16.16 s; the catch-up scales it in place), +4 the frame-time sum (003's 0x621b74), +8 the
+/// step's unscaled dt, +0xc the simulation step's number.
+inline constexpr GuestAddr kFrameTime = 0x621b70;
+inline constexpr std::uint32_t kFrameTimeSize = 0x10;
+
+// --- Track world (002, inventory 2.2) ---
+
+/// [0x57bf74] number of sectors; [0x57bf78] pointer to the 0x3c-byte sector records (000, 002).
+inline constexpr GuestAddr kSectorCount = 0x57bf74;
+inline constexpr GuestAddr kSectorTable = 0x57bf78;
+inline constexpr std::uint32_t kSectorSize = 0x3c;
+/// 16 surfaces of 12 bytes; a point's +0x18 holds 0x62bc0c + 12 × n; the first word is the grip
+/// (000, 002; F017, F136).
+inline constexpr GuestAddr kSurfaces = 0x62bc0c;
+inline constexpr std::uint32_t kSurfaceSize = 12;
+inline constexpr std::uint32_t kSurfaceCount = 16;
+/// [0x543254] non-zero when the track has race paths (000, 002).
+inline constexpr GuestAddr kRacePaths = 0x543254;
+
+// --- Arithmetic tables and constants (000 "Arithmetic", inventory 2.3) ---
+
+/// [0x4ed434] pointer to the square-root table, entry i = floor(sqrt(i) × 65536) (F012).
+inline constexpr GuestAddr kSqrtTablePtr = 0x4ed434;
+/// [0x4ed42c] pointer to the reciprocal table, entry i = 2^24 / i truncated, i in -16384..16383
+/// (F013). Used instead of idiv where |b| <= 32 (F005).
+inline constexpr GuestAddr kRecipTablePtr = 0x4ed42c;
+/// The sine table itself (unbracketed): entry i = round(sin(i × 8/65536) × 65536), 0..pi/2 (F014).
+inline constexpr GuestAddr kSineTable = 0x72c704;
+/// The double 1.5 × 2^68 the x87 routines add to round a sum to a multiple of 65536 (F006).
+inline constexpr GuestAddr kRoundingConstant = 0x4ee0c0;
+/// The double 2^-16 for the "× 1/65536" routes of cross16 and scale16 (chosen, CHOICES: next to M).
+inline constexpr GuestAddr kInv65536Constant = 0x4ee0c8;
+/// The tyre slip curve's parameters: peak 0.342, offset 0.523, curvatures 8.55 and 2.37 (F052).
+inline constexpr GuestAddr kSlipCurve = 0x4e9a78;
+
+// --- Code addresses named by the step (000 "The step") ---
+
+/// The car (physics) step.
+inline constexpr GuestAddr kCarStep = 0x41b66c;
+/// Right after the controller returns: the step log's CTRL hook; the input bits (F027).
+inline constexpr GuestAddr kAfterController = 0x41b6f6;
+
+}  // namespace pod::addr

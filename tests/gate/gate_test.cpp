@@ -1,0 +1,119 @@
+// The replay gate: a corpus becomes one GoogleTest test per function; a failing test's message is the
+// replay report a porter reads (the differing bytes by field, the original's disassembly).
+//
+//   gate_test [--corpus DIR] [--profile FILE] [gtest flags]
+// Defaults: the checked-in stand-in corpus (cases/standin) and POD's profile.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/disasm.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/profile.hpp"
+#include "lockstep/harness/replay.hpp"
+#include "pod/bindings/bindings.hpp"
+
+namespace {
+
+using namespace lockstep;
+
+struct Gate {
+  cases::Corpus corpus;
+  std::optional<harness::Labeler> labeler;
+  cases::BindingSet bindings = pod::bindings::all();
+  harness::Disassembler dis;
+
+  harness::Namer namer() {
+    harness::Namer n;
+    if (labeler)
+      n.field = [this](std::uint32_t a) -> std::optional<harness::FieldName> {
+        auto f = labeler->field(a);
+        return harness::FieldName{f.start, f.size, f.text()};
+      };
+    n.disassembly = [this](std::uint32_t fn) -> std::string {
+      for (const auto& f : corpus.files) {
+        if (f.function != fn || f.code.empty()) continue;
+        harness::ReadMemory read = [&f](std::uint32_t addr, std::uint32_t size) {
+          std::vector<std::uint8_t> out;
+          if (addr < f.code_base || addr - f.code_base >= f.code.size()) return out;
+          std::size_t off = addr - f.code_base, k = std::min<std::size_t>(size, f.code.size() - off);
+          out.assign(f.code.begin() + static_cast<std::ptrdiff_t>(off),
+                     f.code.begin() + static_cast<std::ptrdiff_t>(off + k));
+          return out;
+        };
+        return harness::format_listing(dis.function(read, fn, 200));
+      }
+      return {};
+    };
+    return n;
+  }
+};
+
+Gate* g_gate = nullptr;
+
+class FunctionGate : public ::testing::Test {
+ public:
+  explicit FunctionGate(std::uint32_t fn) : fn_(fn) {}
+  void TestBody() override {
+    harness::ReplayOptions opt;
+    opt.functions = {fn_};
+    auto r = harness::replay(g_gate->corpus, g_gate->bindings, opt);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->functions.size(), 1u);
+    const auto& f = r->functions[0];
+    if (!f.bound) GTEST_SKIP() << f.name << ": no binding yet (" << f.cases << " cases)";
+    std::string reports;
+    std::size_t shown = 0;
+    auto namer = g_gate->namer();
+    for (const auto& c : f.failures)
+      if (shown++ < 3) reports += harness::format_mismatch(f, c, namer);
+    EXPECT_EQ(f.mismatched, 0u) << f.mismatched << " of " << f.cases << " cases of " << f.name
+                                << " mismatched; the first:\n" << reports;
+    EXPECT_EQ(f.matched, f.cases);
+    RecordProperty("cases", static_cast<int>(f.cases));
+  }
+
+ private:
+  std::uint32_t fn_;
+};
+
+std::string flag(int& argc, char** argv, const char* name, std::string def) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) {
+      std::string v = argv[i + 1];
+      for (int j = i; j + 2 < argc + 1; ++j) argv[j] = argv[j + 2];
+      argc -= 2;
+      return v;
+    }
+  }
+  return def;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string corpus_dir = flag(argc, argv, "--corpus", LOCKSTEP_SOURCE_DIR "/cases/standin");
+  std::string profile = flag(argc, argv, "--profile", LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml");
+  ::testing::InitGoogleTest(&argc, argv);
+  auto gate = std::make_unique<Gate>();
+  auto corpus = cases::read_corpus(corpus_dir);
+  if (!corpus.ok()) {
+    fprintf(stderr, "gate_test: %s\n", corpus.error().message.c_str());
+    return 2;
+  }
+  gate->corpus = std::move(corpus).value();
+  if (auto p = harness::load_profile(profile); p.ok()) gate->labeler.emplace(*p);
+  g_gate = gate.get();
+  for (const auto& f : g_gate->corpus.files) {
+    std::string name = fmt::format("fn_{:08x}_{}", f.function, f.name);
+    for (auto& ch : name)
+      if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    std::uint32_t fn = f.function;
+    ::testing::RegisterTest("Gate", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [fn]() -> ::testing::Test* { return new FunctionGate(fn); });
+  }
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,204 @@
+// check-steps on the stand-in (pipeline): every recorded car step, re-run under the Unicorn machine
+// from its CTRL record, equals its PHYS record; and the check can fail, at the right field.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "lockstep/base/io.hpp"
+
+#include <cstring>
+#include <filesystem>
+
+#include "lockstep/capture/driver.hpp"
+#include "lockstep/capture/state_log.hpp"
+#include "lockstep/cli/cli.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/load.hpp"
+#include "lockstep/harness/machine.hpp"
+#include "lockstep/harness/profile.hpp"
+#include "standin_process.hpp"
+
+namespace lockstep::capture {
+namespace {
+
+using namespace lockstep::harness;
+
+constexpr int kSteps = 300;  // 8 racers: 2,400 car steps
+constexpr int kPause = 100;
+
+struct Recording {
+  std::filesystem::path dir;
+  Snapshot snapshot;
+  StateLog log;
+  Profile profile;
+  bool ok = false;
+  std::string why;
+};
+
+/// One recording of the stand-in (native where the kernel runs i386, else standin_run), shared by
+/// every test process (ctest runs each test alone) through a folder in the build tree, a lock and a
+/// marker naming the stand-in binary it was made from.
+const Recording& recording() {
+  static Recording r = [] {
+    Recording rec;
+    rec.dir = std::filesystem::path(LOCKSTEP_BINARY_DIR) / "tests" / "machine" / "check-steps-recording";
+    std::filesystem::create_directories(rec.dir);
+    auto prof = load_profile(LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml");
+    if (!prof.ok()) { rec.why = prof.error().message; return rec; }
+    rec.profile = std::move(*prof);
+    const auto log_path = rec.dir / "steps.log", snap_path = rec.dir / "snapshot.lks", marker = rec.dir / "made-from";
+    std::error_code ec;
+    const auto exe_time = std::filesystem::last_write_time(STANDIN_EXE, ec);
+    const std::string key = fmt::format("{} {} {} {}", STANDIN_EXE, ec ? 0 : exe_time.time_since_epoch().count(), kSteps, kPause);
+    const int lock = ::open((rec.dir / "lock").c_str(), O_CREAT | O_RDWR, 0644);
+    if (lock >= 0) ::flock(lock, LOCK_EX);
+    auto have = read_file(marker);
+    if (!have.ok() || std::string(have->begin(), have->end()) != key) {
+      auto run = standin_test::run_standin({"--log", log_path.string(), "--steps", std::to_string(kSteps)}, kPause,
+                                           rec.dir);
+      if (!run.ok()) rec.why = run.error().message;
+      else if (run->exit_status != 0 || !run->snapshot) rec.why = "the stand-in did not run to the end with a snapshot: " + run->err;
+      else if (!save_snapshot(*run->snapshot, snap_path).ok()) rec.why = "cannot save the snapshot";
+      else (void)write_file_atomic(marker, key);
+    }
+    if (lock >= 0) ::close(lock);
+    if (!rec.why.empty()) return rec;
+    auto snap = load_snapshot(snap_path);
+    if (!snap.ok()) { rec.why = snap.error().message; return rec; }
+    rec.snapshot = std::move(*snap);
+    auto log = read_state_log(log_path);
+    if (!log.ok()) { rec.why = log.error().message; return rec; }
+    rec.log = std::move(*log);
+    rec.ok = true;
+    return rec;
+  }();
+  return r;
+}
+
+TEST(CheckSteps, EveryCarStepOfTheStandInMatches) {
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  auto report = check_steps(r.snapshot, r.log, r.profile);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  std::printf("check-steps on the stand-in: %s", format_step_report(*report).c_str());
+  EXPECT_EQ(report->total, std::uint64_t{kSteps} * 8);
+  EXPECT_EQ(report->matched, report->total) << format_step_report(*report);
+  EXPECT_EQ(report->faulted, 0u);
+  EXPECT_GT(report->blocks, report->total * 100);  // the steps really ran the physics
+}
+
+TEST(CheckSteps, TheCommandLineSaysSoToo) {
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  std::ostringstream out, err;
+  const int rc = cli::run({"check-steps", (r.dir / "snapshot.lks").string(), (r.dir / "steps.log").string(), "--profile",
+                           LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml", "--max-steps", "200"},
+                          cli::Io{out, err});
+  EXPECT_EQ(rc, 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("steps matched: 200 / 200"), std::string::npos) << out.str();
+}
+
+/// The first CTRL record of racer `racer` at or after step `from`.
+std::size_t ctrl_index(const StateLog& log, std::uint32_t from, std::int32_t racer) {
+  for (std::size_t i = 0; i < log.records.size(); ++i)
+    if (log.records[i].kind == RecordKind::kCtrl && log.records[i].step >= from && log.records[i].racer == racer) return i;
+  return log.records.size();
+}
+
+TEST(CheckSteps, ACorruptedCtrlByteIsReportedAtItsField) {
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  const std::int32_t racer = 3;
+  const std::size_t idx = ctrl_index(r.log, 150, racer);
+  ASSERT_LT(idx, r.log.records.size());
+  const Record& ctrl = r.log.records[idx];
+  const InstanceSpec* car = r.profile.instance_by_name("car");
+  ASSERT_NE(car, nullptr);
+  const GuestAddr car_base = car->base + static_cast<GuestAddr>(racer) * r.profile.struct_by_name("car")->size;
+
+  // Find a named byte of the car the step neither reads nor writes (so corrupting it changes that
+  // byte only), by running this step once under the machine with recording.
+  MachineConfig cfg = config_from_profile(r.profile);
+  auto m = Machine::create(r.snapshot, cfg);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const DriverSpec* d = r.profile.driver_for_record("CTRL");
+  ASSERT_NE(d, nullptr);
+  for (const std::string& s : d->stubs) ASSERT_TRUE((*m)->set_stub_active(s, true).ok());
+  for (const Block& b : ctrl.blocks) ASSERT_TRUE((*m)->write(b.address, b.bytes).ok());
+  CallSpec spec;
+  spec.function = d->function;
+  spec.args = {Arg::u32(car_base), Arg::u32(r.profile.instance_by_name("driver")->base + racer * 0xb0)};
+  auto out = (*m)->call(spec);
+  ASSERT_TRUE(out.ok() && out->returned());
+  auto touched = [&](GuestAddr a) {
+    for (const auto* runs : {&out->record.effects.inputs, &out->record.effects.outputs})
+      for (const ByteRun& run : *runs)
+        if (a >= run.addr && a < run.end()) return true;
+    return false;
+  };
+  const Labeler labels(r.profile);
+  GuestAddr victim = 0;
+  for (GuestAddr a = car_base; a < car_base + 0x558 && !victim; ++a)
+    if (!touched(a) && !labels.field(a).field.empty() && !labels.field(a).gap && ctrl.find(a)) victim = a;
+  ASSERT_NE(victim, 0u) << "every named byte of the car is read or written by the step";
+
+  StateLog bad = r.log;
+  Record& rec = bad.records[idx];
+  for (Block& b : rec.blocks)
+    if (victim >= b.address && victim < b.end()) b.bytes[victim - b.address] ^= 0x5a;
+  StepCheckOptions opt;
+  auto report = check_steps(r.snapshot, bad, r.profile, opt);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->matched, report->total - 1);
+  ASSERT_EQ(report->mismatches.size(), 1u);
+  const StepMismatch& mm = report->mismatches[0];
+  EXPECT_EQ(mm.step, ctrl.step);
+  EXPECT_EQ(mm.racer, racer);
+  EXPECT_EQ(mm.bytes_differing, 1u);
+  ASSERT_EQ(mm.fields.size(), 1u);
+  EXPECT_EQ(mm.fields[0].name, labels.field(victim).text());
+  const std::string text = format_step_report(*report);
+  EXPECT_NE(text.find(labels.field(victim).text()), std::string::npos) << text;
+  EXPECT_NE(text.find("**"), std::string::npos) << text;
+  std::printf("corrupted %s:\n%s", labels.name(victim).c_str(), text.c_str());
+}
+
+TEST(CheckSteps, AWrongStubIsAMismatchNamedByField) {
+  // Stubbing the engine (drive::engine) with a ret leaves the engine speed as the CTRL record had it.
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  Profile p = r.profile;
+  const FunctionSpec* engine = p.function_by_name("drive::engine");
+  ASSERT_NE(engine, nullptr);
+  StubSpec wrong;
+  wrong.name = "wrong_engine";
+  wrong.address = engine->address;
+  wrong.why = "deliberately wrong";
+  p.stubs.push_back(wrong);
+  StepCheckOptions opt;
+  opt.max_steps = 400;
+  opt.max_reports = 400;
+  auto report = check_steps(r.snapshot, r.log, p, opt);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_LT(report->matched, report->total);
+  bool named = false;
+  for (const StepMismatch& mm : report->mismatches)
+    for (const FieldDiff& f : mm.fields)
+      if (f.name.find("engine_speed") != std::string::npos) named = true;
+  EXPECT_TRUE(named) << format_step_report(*report);
+}
+
+TEST(CheckSteps, BadDriverIsAnError) {
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  StepCheckOptions opt;
+  opt.driver = "nope";
+  EXPECT_EQ(check_steps(r.snapshot, r.log, r.profile, opt).error().code, Errc::kNotFound);
+}
+
+}  // namespace
+}  // namespace lockstep::capture

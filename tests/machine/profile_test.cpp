@@ -1,0 +1,175 @@
+// The profile reader and labels.
+#include <gtest/gtest.h>
+
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/profile.hpp"
+
+namespace lockstep::harness {
+namespace {
+
+constexpr const char* kGood = R"(
+[profile]
+name = "t"
+fpu_control_word = 0x027f
+
+[[function]]
+address = 0x41b66c
+name = "step::step"
+original = "FUN_0041b66c"
+convention = "watcom"
+args = ["car:ptr", "driver:ptr"]
+returns = "eax"
+
+[[function]]
+address = 0x401000
+name = "odd"
+convention = "custom"
+registers = ["esi", "edi"]
+args = ["x:f64"]
+returns = "st0"
+
+[[stub]]
+name = "sound"
+address = 0x4b8d64
+action = "ret"
+why = "sound only"
+
+[[stub]]
+name = "tls"
+pointer = 0x4ed728
+action = "handler"
+handler = "tls_block"
+block_size = 0x40
+why = "seed"
+
+[[stub]]
+name = "controller"
+address = 0x422000
+action = "value"
+value = 7
+pop = 4
+why = "recorded"
+
+[[struct]]
+name = "point"
+size = 0xd8
+fields = [
+  { offset = 0x00, size = 12, name = "position" },
+  { offset = 0x38, size = 1, name = "sliding" },
+]
+
+[[struct]]
+name = "car"
+size = 0x558
+fields = [
+  { offset = 0x000, struct = "point", count = 5, name = "point" },
+  { offset = 0x440, size = 4, name = "engine_speed" },
+  { offset = 0x4ec, size = 4, name = "controller_word", chosen = true },
+]
+
+[[instance]]
+name = "car"
+struct = "car"
+base = 0x630838
+count = 8
+
+[[label]]
+name = "round_constant"
+address = 0x4ee0c0
+size = 8
+
+[[driver]]
+name = "car_step"
+function = "step::step"
+args = ["car", 5]
+stubs = ["controller"]
+)";
+
+TEST(Profile, ReadsEverySection) {
+  auto p = parse_profile(kGood, "t.toml");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->fpu_control_word, 0x027f);
+  ASSERT_EQ(p->functions.size(), 2u);
+  EXPECT_EQ(p->functions[0].convention.kind, Convention::kWatcom);
+  EXPECT_EQ(p->functions[0].args[1].type, ArgType::kPtr);
+  EXPECT_EQ(p->functions[1].convention.registers, (std::vector<Reg>{Reg::kEsi, Reg::kEdi}));
+  EXPECT_EQ(p->functions[1].returns, ReturnKind::kSt0);
+  EXPECT_EQ(*p->find_function("FUN_0041b66c"), &p->functions[0]);
+  EXPECT_EQ(*p->find_function("0x41b66c"), &p->functions[0]);
+  EXPECT_FALSE(p->find_function("step::stp").ok());
+  ASSERT_EQ(p->stubs.size(), 3u);
+  EXPECT_EQ(p->stubs[1].pointer, std::optional<GuestAddr>(0x4ed728));
+  EXPECT_EQ(p->stubs[1].action, StubSpec::Action::kTlsBlock);
+  EXPECT_TRUE(p->stubs[0].active);
+  EXPECT_FALSE(p->stubs[2].active);  // named by a driver: off until it runs
+  ASSERT_EQ(p->drivers.size(), 1u);
+  EXPECT_EQ(p->drivers[0].function, 0x41b66cu);
+  EXPECT_EQ(p->drivers[0].args[0].instance, "car");
+  EXPECT_EQ(p->drivers[0].args[1].value, 5u);
+  EXPECT_EQ(p->struct_by_name("car")->fields[0].size, 0xd8u * 5);
+}
+
+TEST(Profile, ErrorsNameTheLine) {
+  auto bad = [](std::string text, std::string want) {
+    auto p = parse_profile(text, "x.toml");
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_EQ(p.error().code, Errc::kMalformed);
+    EXPECT_NE(p.error().message.find(want), std::string::npos) << p.error().message;
+  };
+  bad("[[function]]\naddress = 1\nname = \"a\"\nadress = 2\n", "x.toml:4: [[function]] #1: unknown key 'adress'");
+  bad("[profile]\nnam = \"x\"\n", "x.toml:2: [profile]: unknown key 'nam'");
+  bad("[[stub]]\nname = \"s\"\naddress = 1\naction = \"ret\"\n", "missing key 'why'");
+  bad("[[stub]]\nname = \"s\"\naddress = 1\npointer = 2\naction = \"ret\"\nwhy = \"w\"\n", "exactly one");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"pascal\"\n", "x.toml:4");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nargs = [\"x:u8\"]\n", "kind 'u8'");
+  bad("[[struct]]\nname = \"s\"\nsize = 4\nfields = [ { offset = 2, size = 4, name = \"f\" } ]\n", "runs past");
+  bad("[[instance]]\nname = \"i\"\nstruct = \"nope\"\nbase = 0\n", "unknown struct 'nope'");
+  bad("[[driver]]\nname = \"d\"\nfunction = 1\nstubs = [\"nope\"]\n", "no [[stub]] named 'nope'");
+  bad("[[driver]]\nname = \"d\"\nfunction = 1\nargs = [\"car\"]\n", "no [[instance]]");
+  bad("wat = 1\n", "x.toml:1: unknown top-level key 'wat'");
+  bad("[[function]]\naddress = -1\nname = \"a\"\n", "outside");
+  bad("[profile\n", "x.toml:1");
+}
+
+TEST(Profile, NumbersParse) {
+  EXPECT_EQ(*parse_u32("0x41b66c"), 0x41b66cu);
+  EXPECT_EQ(*parse_u32("12"), 12u);
+  EXPECT_EQ(*parse_u32("-1"), 0xffffffffu);
+  EXPECT_FALSE(parse_u32("0x1g").ok());
+  EXPECT_FALSE(parse_u32("0x100000000").ok());
+  EXPECT_FALSE(parse_u32("").ok());
+}
+
+TEST(Labels, NameBytesByInstanceFieldAndLabel) {
+  auto p = parse_profile(kGood, "t.toml");
+  ASSERT_TRUE(p.ok());
+  Labeler l(*p);
+  const GuestAddr car3 = 0x630838 + 3 * 0x558;
+  EXPECT_EQ(l.name(car3 + 0x440), "car[3]+0x440 engine_speed");
+  EXPECT_EQ(l.name(car3 + 0x441), "car[3]+0x441 engine_speed+1");
+  const GuestAddr car2 = 0x630838 + 2 * 0x558;
+  EXPECT_EQ(l.name(car2 + 0xd8 + 0x38), "car[2]+0x110 point[1].sliding");
+  EXPECT_EQ(l.name(car2 + 0xd8 + 0x39), "car[2]+0x111 point[1]");
+  EXPECT_EQ(l.name(car3 + 0x500), "car[3]+0x500");
+  EXPECT_EQ(l.name(0x4ee0c4), "round_constant+0x4");
+  EXPECT_EQ(l.name(0x4ee0c0), "round_constant");
+  EXPECT_EQ(l.name(0x4f3310), "0x004f3310");
+  const FieldRef f = l.field(car3 + 0x442);
+  EXPECT_EQ(f.start, car3 + 0x440);
+  EXPECT_EQ(f.size, 4u);
+  EXPECT_EQ(f.text(), "car[3]+0x440 engine_speed");
+  EXPECT_TRUE(l.field(car3 + 0x4ec).chosen);
+  EXPECT_EQ(l.name(0x630838 + 8 * 0x558), "0x006332f8");  // one past the last car (0x630838 + 8 x 0x558)
+}
+
+TEST(Profile, PodProfileLoads) {
+  auto p = load_profile(LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml");
+  if (!p.ok() && p.error().code == Errc::kIo) GTEST_SKIP() << "pod.toml not there yet";
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->fpu_control_word, 0x027f);
+  ASSERT_NE(p->driver_for_record("CTRL"), nullptr);
+  EXPECT_EQ(p->driver_for_record("CTRL")->function, 0x41b66cu);
+}
+
+}  // namespace
+}  // namespace lockstep::harness

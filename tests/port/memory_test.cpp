@@ -1,0 +1,135 @@
+// pod::FlatMemory and the typed views: little-endian layout, ranges, faults.
+#include <gtest/gtest.h>
+
+#include "pod/layout.hpp"
+#include "pod/memory.hpp"
+
+namespace {
+
+TEST(FlatMemory, LittleEndianAtEveryWidth) {
+  pod::FlatMemory m;
+  auto& bytes = m.map(0x1000, 0x100);
+  m.put_u32(0x1000, 0x11223344u);
+  EXPECT_EQ(bytes[0], 0x44);
+  EXPECT_EQ(bytes[3], 0x11);
+  EXPECT_EQ(m.u16(0x1001), 0x2233);
+  EXPECT_EQ(m.i8(0x1003), 0x11);
+  m.put_i16(0x1010, -2);
+  EXPECT_EQ(m.u16(0x1010), 0xfffe);
+  EXPECT_EQ(m.i16(0x1010), -2);
+  m.put_f64(0x1020, 1.5);
+  EXPECT_EQ(m.u32(0x1024), 0x3ff80000u);
+  EXPECT_EQ(m.f64(0x1020), 1.5);
+}
+
+TEST(FlatMemory, UnmappedAccessFaultsWithAddress) {
+  pod::FlatMemory m;
+  m.map(0x1000, 0x10);
+  EXPECT_THROW(m.u8(0x0fff), pod::MemoryFault);
+  try {
+    m.put_u32(0x100e, 1);  // two bytes past the end
+    FAIL() << "no fault";
+  } catch (const pod::MemoryFault& f) {
+    EXPECT_EQ(f.address(), 0x100eu);
+    EXPECT_EQ(f.size(), 4u);
+    EXPECT_TRUE(f.write());
+    EXPECT_NE(std::string(f.what()).find("0x0000100e"), std::string::npos);
+  }
+  EXPECT_EQ(m.u8(0x100e), 0) << "a faulting store writes nothing";
+}
+
+TEST(FlatMemory, AccessSpansAdjacentRanges) {
+  pod::FlatMemory m;
+  m.map(0x2000, 2);
+  m.map(0x2002, 2);
+  m.put_u32(0x2000, 0xa1b2c3d4u);
+  EXPECT_EQ(m.u32(0x2000), 0xa1b2c3d4u);
+  EXPECT_TRUE(m.mapped(0x2000, 4));
+  EXPECT_FALSE(m.mapped(0x2000, 5));
+}
+
+TEST(FlatMemory, RefusesOverlapsAndEmptyRanges) {
+  pod::FlatMemory m;
+  m.map(0x1000, 0x100);
+  EXPECT_THROW(m.map(0x10ff, 1), std::invalid_argument);
+  EXPECT_THROW(m.map(0x3000, 0), std::invalid_argument);
+  EXPECT_THROW(m.map(0xffffff00u, 0x200), std::invalid_argument);
+}
+
+// F015, F016: five 0xd8 point records open the 0x558-byte car; the chassis point is at 0x360.
+TEST(Facts, F015_F016_CarOpensWithFivePointRecords) {
+  pod::FlatMemory m;
+  m.map(pod::addr::kRaceCars, 8 * 0x558);
+  EXPECT_EQ(pod::Car::kSize, 0x558u);
+  EXPECT_EQ(pod::Point::kSize, 0xd8u);
+  const pod::Car car1(m, pod::Car::at(pod::addr::kRaceCars, 1));
+  EXPECT_EQ(car1.addr(), 0x630838u + 0x558u);
+  EXPECT_EQ(car1.point(pod::Car::kChassis).addr() - car1.addr(), 0x360u);
+  car1.point(2).set(pod::Point::velocity, pod::Vec3{1, 2, 3});
+  EXPECT_EQ(m.i32(car1.addr() + 2 * 0xd8 + 0x0c + 8), 3);
+  // The first byte after the five points is wheel 1's sector number (000).
+  EXPECT_EQ(pod::Car::wheel1_sector_number.offset, 5 * 0xd8u);
+}
+
+// F017: a point's surface is 0x62bc0c + 12 × n and its first word is the grip.
+TEST(Facts, F017_SurfaceRecordsAreTwelveBytesGripFirst) {
+  EXPECT_EQ(pod::Surface::at(0), 0x62bc0cu);
+  EXPECT_EQ(pod::Surface::at(5), 0x62bc0cu + 60u);
+  EXPECT_EQ(pod::Surface::grip.offset, 0u);
+}
+
+}  // namespace
+
+namespace {
+
+// F078, F135: face flags are byte 0 of the trailing flags word (bit 3 ground, bit 5 wall), stored
+// after byte 1 and before byte 2, the surface: quad +0x35, +0x36, +0x37; triangle +0x1b, +0x1c, +0x1d.
+TEST(Facts, F078_F135_FaceFlagsAndSurfaceBytes) {
+  EXPECT_EQ(pod::face_flags::kGround, 0x08);
+  EXPECT_EQ(pod::face_flags::kWall, 0x20);
+  EXPECT_EQ(pod::Quad::flags_byte1.offset, 0x35u);
+  EXPECT_EQ(pod::Quad::flags.offset, 0x36u);
+  EXPECT_EQ(pod::Quad::surface.offset, 0x37u);
+  EXPECT_EQ(pod::Triangle::flags_byte1.offset, 0x1bu);
+  EXPECT_EQ(pod::Triangle::flags.offset, 0x1cu);
+  EXPECT_EQ(pod::Triangle::surface.offset, 0x1du);
+  EXPECT_EQ(pod::Quad::kSize, 0x3cu);
+  EXPECT_EQ(pod::Triangle::kSize, 0x20u);
+  // Corners: four u16 from +0x2c (quad), three from +0x14 (triangle).
+  EXPECT_EQ(pod::Quad::corners[3].offset, 0x32u);
+  EXPECT_EQ(pod::Triangle::corners[2].offset, 0x18u);
+}
+
+// F133: a quad keeps the normals of its halves a b c (+0xc) and c d a (+0x18) after its own (+0).
+TEST(Facts, F133_QuadHalvesNormalsFollowTheFaceNormal) {
+  EXPECT_EQ(pod::Quad::normal.offset, 0x00u);
+  EXPECT_EQ(pod::Quad::normal_abc.offset, 0x0cu);
+  EXPECT_EQ(pod::Quad::normal_cda.offset, 0x18u);
+}
+
+// F079, F132: a sector's neighbour count (+0x28) is -1 out of play; +0x34 is 1. Sector 0x3c bytes.
+TEST(Facts, F079_F132_SectorRecord) {
+  pod::FlatMemory m;
+  m.map(0x900000, 2 * pod::Sector::kSize);
+  const pod::Sector s(m, 0x900000 + pod::Sector::kSize);
+  s.set(pod::Sector::neighbour_count, -1);
+  EXPECT_EQ(m.i32(0x900000 + 0x3c + 0x28), -1);
+  EXPECT_EQ(pod::Sector::neighbours.offset, 0x2cu);
+  EXPECT_EQ(pod::Sector::one.offset, 0x34u);
+  EXPECT_EQ(pod::Sector::mesh.offset, 0u);
+  EXPECT_EQ(pod::Sector::bounds_low.offset, 0x10u);
+  EXPECT_EQ(pod::Sector::bounds_high.offset, 0x1cu);
+}
+
+// The car's documented bit fields sit where 000 puts them (F019, F021, F022 are tested by behaviour).
+TEST(Layout, GearboxAndSoundFieldOffsets) {
+  EXPECT_EQ(pod::Car::gear_request.offset, 0x449u);
+  EXPECT_EQ(pod::Car::gearbox_flags.offset, 0x448u);
+  EXPECT_EQ(pod::Car::sound_state.offset, 0x4f9u);
+  EXPECT_EQ(pod::sound::kSkid | pod::sound::kEngineRising | pod::sound::kEngineFalling | pod::sound::kAirborne |
+                pod::sound::kScraping | pod::sound::kCarContact | pod::sound::kCrash,
+            0x7f);
+  EXPECT_EQ(pod::sound::kCarContact, 0x20);
+}
+
+}  // namespace

@@ -1,0 +1,351 @@
+// lockstep's snapshot file (harness/docs/snapshot-format.md): round trip, atomic saves, and every
+// malformed-file case with its own Errc. Bad files are made here from a good one, by editing the
+// bytes at the offsets the format document gives.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "lockstep/base/byte_reader.hpp"
+#include "lockstep/base/io.hpp"
+#include "lockstep/harness/load.hpp"
+#include "lockstep/harness/snapshot_file.hpp"
+
+namespace lockstep::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<std::uint8_t>;
+
+/// A snapshot with something in every field of the model.
+Snapshot sample() {
+  Snapshot s;
+  Region code{0x00401000, Bytes(0x3000), kProtRead | kProtExec, "/opt/game/GAME.EXE"};
+  for (std::size_t i = 0; i < code.bytes.size(); ++i) code.bytes[i] = static_cast<std::uint8_t>(i * 7 + (i >> 8));
+  Region data{0x00630000, Bytes(0x10000, 0), kProtRead | kProtWrite, "[anon]"};
+  for (std::size_t i = 0; i < data.bytes.size(); i += 97) data.bytes[i] = static_cast<std::uint8_t>(i);
+  Region tail{0x7ffdf000, Bytes{1, 2, 3}, kProtRead, "TEB"};  // not page-sized on purpose
+  s.regions = {code, data, tail};
+
+  Thread t;
+  t.tid = 4242;
+  t.eax = 0x11111111; t.ebx = 0x22222222; t.ecx = 0x33333333; t.edx = 0x44444444;
+  t.esi = 0x55555555; t.edi = 0x66666666; t.ebp = 0x0012ff80; t.esp = 0x0012ff40;
+  t.eip = 0x0041b66c; t.eflags = 0x00000246;
+  t.cs = 0x23; t.ds = 0x2b; t.es = 0x2b; t.fs = 0x63; t.gs = 0x6b; t.ss = 0x2b;
+  t.fs_base = 0x7ffdf000; t.gs_base = 0x00640010;
+  t.x87.control = 0x027f; t.x87.status = 0x3800; t.x87.tag = 0x3fff; t.x87.mxcsr = 0x1fa0; t.x87.valid = true;
+  t.x87.st[0] = {0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f};  // 1.0
+  Thread u;
+  u.tid = 4243;
+  u.eip = 0x00402000;
+  s.threads = {t, u};
+
+  s.meta.source = "live pid 4242";
+  s.meta.format = "live";
+  s.meta.created_unix = 1764460800;
+  s.meta.exe_path = "/opt/game/GAME.EXE";
+  s.meta.exe_sha256 = std::string(64, 'a');
+  s.meta.modules = {{"/opt/game/GAME.EXE", 0x00400000, 0x00300000}, {"ntdll.dll", 0x7bc00000, 0x1000}};
+  s.meta.notes = {"[vvar]: skipped", "thread 4243: no x87 state"};
+  return s;
+}
+
+/// A directory of the test's own (ctest runs tests in parallel; the atomic-save test lists its directory).
+fs::path temp_dir(const char* test) {
+  fs::path d = fs::path(LOCKSTEP_BINARY_DIR) / "tests" / "snapshot" / "tmp" / test;
+  fs::create_directories(d);
+  return d;
+}
+
+std::uint32_t get32(const Bytes& b, std::size_t off) {
+  std::uint32_t v;
+  std::memcpy(&v, b.data() + off, 4);
+  return v;
+}
+void put32(Bytes& b, std::size_t off, std::uint32_t v) { std::memcpy(b.data() + off, &v, 4); }
+void put64(Bytes& b, std::size_t off, std::uint64_t v) { std::memcpy(b.data() + off, &v, 8); }
+/// Recomputes the header CRC (offset 44, over bytes 0..43), as a deliberate editor would.
+void fix_header_crc(Bytes& b) { put32(b, 44, crc32(std::span(b.data(), 44))); }
+
+/// Rewrites the info block through `edit` (on its inflated bytes) and fixes the header to match, so
+/// that only what `edit` did is wrong.
+Bytes with_info_edited(const Bytes& file, const std::function<void(Bytes&)>& edit) {
+  const std::uint32_t info_size = get32(file, 32), info_stored = get32(file, 36);
+  auto info = zlib_decompress(std::span(file.data() + 48, info_stored), info_size, "test");
+  EXPECT_TRUE(info.ok());
+  Bytes raw = *info;
+  edit(raw);
+  Bytes z = zlib_compress(raw);
+  Bytes out(file.begin(), file.begin() + 48);
+  put32(out, 32, static_cast<std::uint32_t>(raw.size()));
+  put32(out, 36, static_cast<std::uint32_t>(z.size()));
+  put32(out, 40, crc32(z));
+  fix_header_crc(out);
+  out.insert(out.end(), z.begin(), z.end());
+  out.insert(out.end(), file.begin() + 48 + info_stored, file.end());
+  return out;
+}
+
+Errc decode_error(const Bytes& b, std::string* message = nullptr) {
+  auto r = decode_snapshot(b, "bad.lks");
+  EXPECT_FALSE(r.ok()) << "a malformed file was accepted";
+  if (r.ok()) return Errc::kMismatch;
+  if (message) *message = r.error().message;
+  return r.error().code;
+}
+
+TEST(SnapshotFile, RoundTripIsIdentical) {
+  const Snapshot s = sample();
+  ASSERT_TRUE(s.validate().ok());
+  const fs::path p = temp_dir("roundtrip") / "roundtrip.lks";
+  ASSERT_TRUE(save_snapshot(s, p).ok());
+  auto back = load_snapshot(p);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, s);
+  EXPECT_EQ(back->threads[0].x87.st[0], s.threads[0].x87.st[0]);
+  // Every compression level reads back the same.
+  for (int level : {0, 1, 9}) {
+    auto r = decode_snapshot(encode_snapshot(s, {level}), "level");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(*r, s) << "level " << level;
+  }
+}
+
+TEST(SnapshotFile, EmptySnapshotRoundTrips) {
+  Snapshot s;
+  auto r = decode_snapshot(encode_snapshot(s), "empty");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(*r, s);
+}
+
+TEST(SnapshotFile, HeaderFieldsAreWhereTheDocumentSays) {
+  const Snapshot s = sample();
+  const Bytes b = encode_snapshot(s);
+  ASSERT_GE(b.size(), 48u);
+  EXPECT_EQ(std::string(b.begin(), b.begin() + 8), std::string("LKSNAP\r\n"));
+  EXPECT_EQ(get32(b, 8), 1u);    // version
+  EXPECT_EQ(get32(b, 12), 0u);   // flags
+  EXPECT_EQ(get32(b, 16), 3u);   // regions
+  EXPECT_EQ(get32(b, 20), 2u);   // threads
+  std::uint64_t total;
+  std::memcpy(&total, b.data() + 24, 8);
+  EXPECT_EQ(total, 0x3000u + 0x10000u + 3u);
+  EXPECT_EQ(get32(b, 44), crc32(std::span(b.data(), 44)));
+  // The info block inflates to the documented table: region 0's entry first.
+  auto info = zlib_decompress(std::span(b.data() + 48, get32(b, 36)), get32(b, 32), "t");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(get32(*info, 0), 0x00401000u);
+  EXPECT_EQ(get32(*info, 4), 0x3000u);
+  EXPECT_EQ((*info)[8], kProtRead | kProtExec);
+  EXPECT_EQ(get32(*info, 12), crc32(s.regions[0].bytes));
+}
+
+TEST(SnapshotFile, SaveIsAtomicAndValidates) {
+  const fs::path dir = temp_dir("atomic");
+  Snapshot bad = sample();
+  bad.regions[1].base = 0x00402000;  // overlaps the code region
+  const fs::path p = dir / "refused.lks";
+  fs::remove(p);
+  auto st = save_snapshot(bad, p);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, Errc::kMalformed);
+  EXPECT_NE(st.error().message.find("overlap"), std::string::npos) << st.error().message;
+  EXPECT_FALSE(fs::exists(p));
+  // Into a directory that does not exist: an error, and nothing left behind.
+  auto st2 = save_snapshot(sample(), dir / "no-such-dir" / "x.lks");
+  ASSERT_FALSE(st2.ok());
+  EXPECT_FALSE(fs::exists(dir / "no-such-dir"));
+  // Overwriting a good file with a good file leaves no temp file.
+  ASSERT_TRUE(save_snapshot(sample(), dir / "twice.lks").ok());
+  ASSERT_TRUE(save_snapshot(sample(), dir / "twice.lks").ok());
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+TEST(SnapshotFile, RefusesTruncationAtEveryLength) {
+  const Bytes good = encode_snapshot(sample());
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    Bytes b(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+    auto r = decode_snapshot(b, "cut.lks");
+    ASSERT_FALSE(r.ok()) << "accepted a file cut to " << n << " bytes";
+    EXPECT_EQ(r.error().code, Errc::kTruncated) << "cut to " << n << ": " << r.error().message;
+  }
+}
+
+TEST(SnapshotFile, RefusesEverySingleByteFlip) {
+  // Every byte is covered by a check (magic, version, header CRC, info CRC, region CRCs): no flip
+  // may be accepted, and none may crash.
+  const Bytes good = encode_snapshot(sample());
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    Bytes b = good;
+    b[i] ^= 0x10;
+    auto r = decode_snapshot(b, "flip.lks");
+    EXPECT_FALSE(r.ok()) << "accepted a flip at offset " << i;
+  }
+}
+
+TEST(SnapshotFile, BadMagicNamesTheFirstBytes) {
+  Bytes b = encode_snapshot(sample());
+  b[0] = 'X';
+  std::string msg;
+  EXPECT_EQ(decode_error(b, &msg), Errc::kBadMagic);
+  EXPECT_NE(msg.find("58 4b 53 4e"), std::string::npos) << msg;
+}
+
+TEST(SnapshotFile, OtherVersionIsRefused) {
+  Bytes b = encode_snapshot(sample());
+  put32(b, 8, 2);
+  std::string msg;
+  EXPECT_EQ(decode_error(b, &msg), Errc::kBadVersion);
+  EXPECT_NE(msg.find("version 2"), std::string::npos) << msg;
+}
+
+TEST(SnapshotFile, HeaderChecksum) {
+  Bytes b = encode_snapshot(sample());
+  b[12] ^= 1;  // flags, without fixing the CRC
+  EXPECT_EQ(decode_error(b), Errc::kChecksum);
+  fix_header_crc(b);  // now the CRC is right and the flag is unknown
+  EXPECT_EQ(decode_error(b), Errc::kMalformed);
+}
+
+TEST(SnapshotFile, AbsurdCountsHitNamedLimits) {
+  const Bytes good = encode_snapshot(sample());
+  struct Case {
+    std::size_t off;
+    std::uint64_t value;
+    bool wide;
+    const char* words;
+  } cases[] = {
+      {16, 0xffffffff, false, "region count"},
+      {16, kSnapshotMaxRegions + 1, false, "region count"},
+      {20, 0x10000000, false, "thread count"},
+      {24, (std::uint64_t{1} << 32) + 1, true, "total region bytes"},
+      {32, 0xfffffff0, false, "info block size"},
+  };
+  for (const auto& c : cases) {
+    Bytes b = good;
+    if (c.wide) put64(b, c.off, c.value);
+    else put32(b, c.off, static_cast<std::uint32_t>(c.value));
+    fix_header_crc(b);
+    std::string msg;
+    EXPECT_EQ(decode_error(b, &msg), Errc::kLimit) << c.words;
+    EXPECT_NE(msg.find(c.words), std::string::npos) << msg;
+  }
+  // A region count that is within the limit but more than the info block can hold.
+  Bytes b = good;
+  put32(b, 16, 60000);
+  fix_header_crc(b);
+  EXPECT_EQ(decode_error(b), Errc::kTruncated);
+}
+
+TEST(SnapshotFile, InfoBlockChecksum) {
+  Bytes b = encode_snapshot(sample());
+  b[48 + 5] ^= 0xff;
+  std::string msg;
+  EXPECT_EQ(decode_error(b, &msg), Errc::kChecksum);
+  EXPECT_NE(msg.find("info block"), std::string::npos) << msg;
+}
+
+TEST(SnapshotFile, CorruptRegionByteIsAChecksumError) {
+  const Snapshot s = sample();
+  Bytes b = encode_snapshot(s);
+  const std::size_t data_at = 48 + get32(b, 36);
+  b[data_at + 7] ^= 0x01;  // inside region 0's stored data
+  std::string msg;
+  EXPECT_EQ(decode_error(b, &msg), Errc::kChecksum);
+  EXPECT_NE(msg.find("region 0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("GAME.EXE"), std::string::npos) << msg;
+}
+
+TEST(SnapshotFile, InflatedBytesChecksum) {
+  // The stored stream is intact but the table's CRC of the inflated bytes is not.
+  const Bytes good = encode_snapshot(sample());
+  Bytes b = with_info_edited(good, [](Bytes& info) { info[12] ^= 0x80; });  // region 0 data_crc32
+  std::string msg;
+  EXPECT_EQ(decode_error(b, &msg), Errc::kChecksum);
+  EXPECT_NE(msg.find("inflated"), std::string::npos) << msg;
+}
+
+TEST(SnapshotFile, OverlappingAndUnsortedRegionsAreMalformed) {
+  Snapshot s = sample();
+  s.regions[1].base = 0x00402000;  // inside region 0 (0x401000..0x404000)
+  std::string msg;
+  EXPECT_EQ(decode_error(encode_snapshot(s), &msg), Errc::kMalformed);
+  EXPECT_NE(msg.find("overlaps region 0"), std::string::npos) << msg;
+
+  Snapshot u = sample();
+  std::swap(u.regions[0], u.regions[2]);
+  EXPECT_EQ(decode_error(encode_snapshot(u), &msg), Errc::kMalformed);
+  EXPECT_NE(msg.find("sorted"), std::string::npos) << msg;
+}
+
+TEST(SnapshotFile, RegionTableChecks) {
+  const Bytes good = encode_snapshot(sample());
+  std::string msg;
+  // A region past 4 GiB.
+  EXPECT_EQ(decode_error(with_info_edited(good, [](Bytes& i) { put32(i, 0, 0xffffff00); }), &msg), Errc::kMalformed);
+  EXPECT_NE(msg.find("4 GiB"), std::string::npos) << msg;
+  // An unknown protection bit.
+  EXPECT_EQ(decode_error(with_info_edited(good, [](Bytes& i) { i[8] = 0x08; }), &msg), Errc::kMalformed);
+  // A size no zlib stream of the stored size can inflate to.
+  EXPECT_EQ(decode_error(with_info_edited(good, [](Bytes& i) { put32(i, 4, 0x7fff0000); }), &msg), Errc::kMalformed);
+  EXPECT_NE(msg.find("more than zlib can"), std::string::npos) << msg;
+  // A name longer than the limit (encode does not check; the reader must).
+  Snapshot s = sample();
+  s.regions[0].name.assign(kSnapshotMaxNameBytes + 1, 'n');
+  EXPECT_EQ(decode_error(encode_snapshot(s), &msg), Errc::kLimit);
+  // Bytes after the last region.
+  Bytes t = good;
+  t.push_back(0);
+  EXPECT_EQ(decode_error(t, &msg), Errc::kMalformed);
+  EXPECT_NE(msg.find("after the last region"), std::string::npos) << msg;
+}
+
+TEST(LoadSnapshot, DetectsFormatsByMagic) {
+  const fs::path dir = temp_dir("magic");
+  auto write = [&](const char* name, const Bytes& b) {
+    EXPECT_TRUE(write_file_atomic(dir / name, b).ok());
+    return dir / name;
+  };
+  auto unknown = load_snapshot(write("text.lks", Bytes{'h', 'e', 'l', 'l', 'o', '!', '\n', 0}));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, Errc::kBadMagic);
+  EXPECT_NE(unknown.error().message.find("68 65 6c 6c 6f"), std::string::npos) << unknown.error().message;
+  auto short_file = load_snapshot(write("short.lks", Bytes{'L', 'K'}));
+  ASSERT_FALSE(short_file.ok());
+  EXPECT_EQ(short_file.error().code, Errc::kTruncated);
+  auto missing = load_snapshot(dir / "does-not-exist.lks");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, Errc::kNotFound);
+  EXPECT_EQ(detect_snapshot_format(Bytes{'M', 'D', 'M', 'P', 0x93, 0xa7}), SnapshotFormat::kMinidump);
+  EXPECT_EQ(detect_snapshot_format(Bytes{0x7f, 'E', 'L', 'F', 1}), SnapshotFormat::kElfCore);
+  EXPECT_EQ(detect_snapshot_format(encode_snapshot(sample())), SnapshotFormat::kLockstep);
+  EXPECT_EQ(detect_snapshot_format(Bytes{'M', 'D'}), SnapshotFormat::kUnknown);
+}
+
+TEST(X87FromFxsave, RebuildsTheFullTagWord) {
+  // FXSAVE image with TOP = 5: ST(0) = 1.0 (valid), ST(1) = +0 (zero), ST(2) = a NaN (special),
+  // the rest empty. Physical register of ST(i) is (5 + i) & 7: 5, 6, 7.
+  Bytes fx(512, 0);
+  fx[0] = 0x7f; fx[1] = 0x02;                  // FCW 0x027f
+  fx[2] = 0x00; fx[3] = 5 << 3;                // FSW: TOP = 5 in bits 11..13
+  fx[4] = (1 << 5) | (1 << 6) | (1 << 7);      // abridged tag: physical 5, 6, 7 in use
+  put32(fx, 24, 0x1f80);
+  const std::uint8_t one[10] = {0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f};
+  const std::uint8_t nan[10] = {0, 0, 0, 0, 0, 0, 0, 0xc0, 0xff, 0x7f};
+  std::memcpy(fx.data() + 32, one, 10);
+  std::memcpy(fx.data() + 64, nan, 10);        // ST(2); ST(1) stays all zero
+  const X87State x = x87_from_fxsave(fx);
+  EXPECT_TRUE(x.valid);
+  EXPECT_EQ(x.control, 0x027f);
+  EXPECT_EQ(x.mxcsr, 0x1f80u);
+  // Physical 5 valid (00), 6 zero (01), 7 special (10), 0..4 empty (11).
+  EXPECT_EQ(x.tag, 0x93ff);
+  EXPECT_EQ(x.st[0][9], 0x3f);
+  EXPECT_FALSE(x87_from_fxsave(Bytes(100, 0)).valid);
+}
+
+}  // namespace
+}  // namespace lockstep::harness

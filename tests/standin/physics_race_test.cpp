@@ -1,0 +1,270 @@
+// The stand-in's car physics over a whole race (h3b's slice, tests/standin/src/physics/): every car
+// step keeps the documented invariants (engine 0 .. engine_max - 1 F040, springs +-7.63 F033, spin
+// held to 2.29 rad/s F064, touching counts +-1..16 F018, the catch-up's dt scale within 0.90 .. 1.008
+// F126, a gear change 15000/65536 s F020), the body's frame stays orthonormal and its points stay on
+// it, and the race is alive: cars move, change gear (the automatic one too), steer, skid and leave
+// the ground. Every value of the car record read here is laid out in port/CHOICES.md ("Car
+// parameters"); this file reads the step log only, never the stand-in's source.
+#include <gtest/gtest.h>
+
+#include <elf.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lockstep/base/io.hpp"
+#include "lockstep/capture/state_log.hpp"
+#include "standin_process.hpp"
+
+namespace {
+
+using lockstep::capture::Record;
+using lockstep::capture::RecordKind;
+using lockstep::capture::StateLog;
+
+constexpr std::uint32_t kCars = 0x630838, kCarSize = 0x558, kPointSize = 0xd8, kFrame = 0x621b70;
+constexpr std::uint32_t kTrackHeap = 0x800000, kTrackHeapEnd = 0x900000;
+constexpr int kRacers = 8, kSteps = 1000, kAutomaticRacer = 3;
+
+// Offsets: documented (inventory 3.1, 3.2) or chosen in port/CHOICES.md "Car parameters".
+constexpr std::uint32_t kEngine = 0x440, kEngineMax = 0x458, kGear = 0x44a, kTopGear = 0x44b, kGearTimer = 0x470;
+constexpr std::uint32_t kCentre = 0x498, kForward = 0x4a4, kLeft = 0x4b0, kUp = 0x4bc, kVelocity = 0x4c8;
+constexpr std::uint32_t kSoundState = 0x4f9, kSpin = 0x4fc, kSteer = 0x454, kLayout = 0x54c, kFlags = 0x448;
+constexpr std::uint32_t kPtPosition = 0x00, kPtSector = 0x1c, kPtSliding = 0x38, kPtSkidding = 0x39;
+constexpr std::uint32_t kPtTouching = 0x3a, kPtSpring = 0x9c, kPtCount = 0xd4;
+
+std::int32_t i32(std::span<const std::uint8_t> b, std::uint32_t off) {
+  std::int32_t v;
+  std::memcpy(&v, b.data() + off, 4);
+  return v;
+}
+double fx(std::span<const std::uint8_t> b, std::uint32_t off) { return i32(b, off) / 65536.0; }
+double length(std::span<const std::uint8_t> b, std::uint32_t off) {
+  return std::sqrt(fx(b, off) * fx(b, off) + fx(b, off + 4) * fx(b, off + 4) + fx(b, off + 8) * fx(b, off + 8));
+}
+double dot(std::span<const std::uint8_t> b, std::uint32_t p, std::uint32_t q) {
+  return fx(b, p) * fx(b, q) + fx(b, p + 4) * fx(b, q + 4) + fx(b, p + 8) * fx(b, q + 8);
+}
+
+std::string identity(const char* path) {
+  std::error_code ec;
+  auto t = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
+  return std::to_string(std::filesystem::file_size(path, ec)) + ":" + std::to_string(t);
+}
+
+// One race, shared by the tests of this file (each runs in its own process): made once per build of
+// the stand-in and kept in the build tree, under a lock so parallel tests wait for it.
+const StateLog& race() {
+  static StateLog* log = [] {
+    auto dir = std::filesystem::path(LOCKSTEP_BINARY_DIR) / "standin-physics-test";
+    std::filesystem::create_directories(dir);
+    const auto marker = dir / "done", path = dir / "steps.log";
+    const std::string key = identity(STANDIN_EXE) + " " + identity(STANDIN_RUN_EXE) + " " + std::to_string(kSteps);
+    int lock = ::open((dir / "lock").c_str(), O_CREAT | O_RDWR, 0644);
+    if (lock >= 0) flock(lock, LOCK_EX);
+    std::string have;
+    if (std::ifstream in(marker); in) std::getline(in, have);
+    if (have != key) {
+      std::filesystem::remove(marker);
+      auto run = standin_test::run_standin({"--log", path.string(), "--steps", std::to_string(kSteps)}, std::nullopt, dir);
+      EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
+      if (run.ok()) {
+        EXPECT_EQ(run->exit_status, 0) << run->err;
+      }
+      if (run.ok() && run->exit_status == 0) (void)lockstep::write_file_atomic(marker, key + "\n");
+    }
+    if (lock >= 0) ::close(lock);
+    auto* out = new StateLog;
+    auto read = lockstep::capture::read_state_log(path);
+    EXPECT_TRUE(read.ok()) << (read.ok() ? "" : read.error().message);
+    if (read.ok()) *out = std::move(*read);
+    return out;
+  }();
+  return *log;
+}
+
+// Calls f(record, car bytes) for every record of `kind`.
+template <class F>
+void each_car(RecordKind kind, F&& f) {
+  for (const Record& rec : race().records) {
+    if (rec.kind != kind) continue;
+    auto car = rec.bytes_at(kCars + kCarSize * static_cast<std::uint32_t>(rec.racer), kCarSize);
+    ASSERT_TRUE(car.ok()) << "step " << rec.step << " racer " << rec.racer;
+    f(rec, *car);
+  }
+}
+
+// The bytes the built stand-in holds at a guest address, read from its ELF file's loaded segments
+// (not from the source): empty when no PT_LOAD segment's file bytes cover them.
+std::vector<std::uint8_t> elf_bytes_at(std::uint32_t address, std::uint32_t n) {
+  auto file = lockstep::read_file(STANDIN_EXE, 64u << 20);
+  if (!file.ok() || file->size() < sizeof(Elf32_Ehdr)) return {};
+  Elf32_Ehdr eh;
+  std::memcpy(&eh, file->data(), sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS32) return {};
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    const std::uint64_t at = std::uint64_t{eh.e_phoff} + std::uint64_t{i} * eh.e_phentsize;
+    if (at + sizeof(Elf32_Phdr) > file->size()) return {};
+    Elf32_Phdr ph;
+    std::memcpy(&ph, file->data() + at, sizeof ph);
+    if (ph.p_type != PT_LOAD || address < ph.p_vaddr || std::uint64_t{address} + n > std::uint64_t{ph.p_vaddr} + ph.p_filesz)
+      continue;
+    const std::uint64_t off = std::uint64_t{ph.p_offset} + (address - ph.p_vaddr);
+    if (off + n > file->size()) return {};
+    return {file->data() + off, file->data() + off + n};
+  }
+  return {};
+}
+
+TEST(StandinPhysics, TyreCurveAtItsDocumentedAddressHoldsF052) {
+  // F052: peak 0.342, offset 0.523, curvature 8.55 below the peak and 2.37 above, at 0x4e9a78, as
+  // four 16.16 words rounded to nearest (layout chosen, port/CHOICES.md "The tyre curve").
+  auto bytes = elf_bytes_at(0x4e9a78, 16);
+  ASSERT_EQ(bytes.size(), 16u) << "0x4e9a78 is not in the stand-in's loaded data";
+  const double documented[4] = {0.342, 0.523, 8.55, 2.37};
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(i32(bytes, 4 * k), static_cast<std::int32_t>(std::lround(documented[k] * 65536))) << "word " << k;
+  }
+  // 8.55 x 0.342^2 = 1.000: the curve below the peak runs from 0 at no slip to 1 at the peak.
+  EXPECT_NEAR(documented[2] * documented[0] * documented[0], 1.0, 1e-3);
+}
+
+TEST(StandinPhysics, RaceRanEveryCarStep) {
+  std::size_t phys = 0;
+  each_car(RecordKind::kPhys, [&](const Record&, std::span<const std::uint8_t>) { ++phys; });
+  EXPECT_EQ(phys, static_cast<std::size_t>(kSteps * kRacers));
+}
+
+TEST(StandinPhysics, EngineGearboxAndSpringsStayInTheirDocumentedLimits) {
+  each_car(RecordKind::kPhys, [](const Record& rec, std::span<const std::uint8_t> car) {
+    const std::int32_t e = i32(car, kEngine), max = i32(car, kEngineMax);
+    EXPECT_EQ(max, 1000 << 16) << "F048: the engine limit is 1000 rad/s";
+    EXPECT_GE(e, 0) << "step " << rec.step << " racer " << rec.racer;        // F040
+    EXPECT_LE(e, max - 1) << "step " << rec.step << " racer " << rec.racer;  // F040
+    const int gear = static_cast<std::int8_t>(car[kGear]);
+    EXPECT_GE(gear, -1);
+    EXPECT_LE(gear, car[kTopGear]);
+    EXPECT_GE(i32(car, kGearTimer), 0);
+    EXPECT_LE(i32(car, kGearTimer), 15000);  // F020
+    for (std::uint32_t w = 0; w < 4; ++w) {
+      EXPECT_LE(std::abs(i32(car, w * kPointSize + kPtSpring)), 0x7a148) << "F033, wheel " << w;
+    }
+    EXPECT_EQ(car[kSoundState] & 0x80, 0) << "F022 names bits 1..0x40 only";
+  });
+}
+
+TEST(StandinPhysics, TouchingCountersFollowTheTouchingFlag) {
+  each_car(RecordKind::kPhys, [](const Record& rec, std::span<const std::uint8_t> car) {
+    for (std::uint32_t p = 0; p < 5; ++p) {
+      const std::int32_t c = i32(car, p * kPointSize + kPtCount);
+      const bool touching = car[p * kPointSize + kPtTouching] != 0;
+      // F018: 1..16 down, -1..-16 off; updated every step after the contact pass
+      if (touching) {
+        EXPECT_TRUE(c >= 1 && c <= 16) << "step " << rec.step << " racer " << rec.racer << " point " << p << ": " << c;
+      } else {
+        EXPECT_TRUE(c <= -1 && c >= -16) << "step " << rec.step << " racer " << rec.racer << " point " << p << ": " << c;
+      }
+      const std::uint32_t sector = static_cast<std::uint32_t>(i32(car, p * kPointSize + kPtSector));
+      EXPECT_TRUE(sector >= kTrackHeap && sector < kTrackHeapEnd) << "point " << p << " sector " << sector;
+    }
+  });
+}
+
+TEST(StandinPhysics, BodyFrameStaysOrthonormalAndSpinHeld) {
+  each_car(RecordKind::kPhys, [](const Record& rec, std::span<const std::uint8_t> car) {
+    for (std::uint32_t axis : {kForward, kLeft, kUp}) EXPECT_NEAR(length(car, axis), 1.0, 0.01) << "step " << rec.step;
+    EXPECT_NEAR(dot(car, kForward, kLeft), 0.0, 0.01);
+    EXPECT_NEAR(dot(car, kForward, kUp), 0.0, 0.01);
+    EXPECT_NEAR(dot(car, kLeft, kUp), 0.0, 0.01);
+    for (std::uint32_t k = 0; k < 3; ++k) EXPECT_LE(std::abs(i32(car, kSpin + 4 * k)), 0x24a3d) << "F064";
+    // every point hangs from the body: within its offset (at most 1.6) plus the droop (0.5)
+    for (std::uint32_t p = 0; p < 5; ++p) {
+      double d2 = 0;
+      for (std::uint32_t k = 0; k < 3; ++k) {
+        const double d = fx(car, p * kPointSize + kPtPosition + 4 * k) - fx(car, kCentre + 4 * k);
+        d2 += d * d;
+      }
+      EXPECT_LT(std::sqrt(d2), 2.2) << "step " << rec.step << " racer " << rec.racer << " point " << p;
+    }
+  });
+}
+
+TEST(StandinPhysics, CatchUpScalesComputerCarsWithinItsLimits) {
+  // F126: the scale stays between base + 0.90 and base + 1.008 (base 0: the race sets no difficulty);
+  // the CTRL record holds the scaled dt at the frame block's +0, the step's dt at +8.
+  int scaled = 0;
+  for (const Record& rec : race().records) {
+    if (rec.kind != RecordKind::kCtrl) continue;
+    auto frame = rec.bytes_at(kFrame, 16);
+    ASSERT_TRUE(frame.ok());
+    const std::int64_t dt = i32(*frame, 0), step_dt = i32(*frame, 8);
+    if (rec.racer == 0) {
+      EXPECT_EQ(dt, step_dt) << "the human's time is not scaled (step " << rec.step << ")";
+      continue;
+    }
+    EXPECT_GE(dt, (step_dt * 0xe666) >> 16) << "step " << rec.step << " racer " << rec.racer;
+    EXPECT_LE(dt, (step_dt * 0x1020c) >> 16) << "step " << rec.step << " racer " << rec.racer;
+    scaled += dt != step_dt;
+  }
+  EXPECT_GT(scaled, 0) << "no computer car's time was ever scaled";
+}
+
+TEST(StandinPhysics, RaceIsAlive) {
+  int gear_changes = 0, automatic_changes = 0, off_steps = 0, skids = 0, slides = 0, steered = 0;
+  int flights = 0;  // car steps with every wheel off for more than four steps over the road (F066)
+  std::set<std::int32_t> layouts;
+  std::int8_t last_gear[kRacers] = {};
+  double moved[kRacers] = {}, last_x[kRacers] = {}, last_y[kRacers] = {};
+  each_car(RecordKind::kPhys, [&](const Record& rec, std::span<const std::uint8_t> car) {
+    const int r = rec.racer;
+    const auto gear = static_cast<std::int8_t>(car[kGear]);
+    if (rec.step > 0) moved[r] += std::hypot(fx(car, kCentre) - last_x[r], fx(car, kCentre + 4) - last_y[r]);
+    last_x[r] = fx(car, kCentre), last_y[r] = fx(car, kCentre + 4);
+    if (rec.step > 0 && gear != last_gear[r]) {
+      ++gear_changes;
+      if (r == kAutomaticRacer) ++automatic_changes;
+    }
+    last_gear[r] = gear;
+    int down = 0;
+    for (std::uint32_t w = 0; w < 4; ++w) {
+      down += car[w * kPointSize + kPtTouching] != 0;
+      skids += car[w * kPointSize + kPtSkidding] != 0;
+      slides += car[w * kPointSize + kPtSliding] != 0;
+    }
+    off_steps += rec.step > 0 && down < 4;
+    const double ring = std::hypot(fx(car, kCentre), fx(car, kCentre + 4));
+    bool flying = ring > 112 && ring < 128 && fx(car, kCentre + 8) > 0;
+    for (std::uint32_t w = 0; w < 4; ++w) flying = flying && i32(car, w * kPointSize + kPtCount) <= -5;
+    flights += flying;
+    steered += i32(car, kSteer) != 0;
+    layouts.insert(i32(car, kLayout));
+    if (r == kAutomaticRacer) {
+      EXPECT_TRUE(car[kFlags] & 0x04) << "F021";
+    }
+  });
+  RecordProperty("gear_changes", gear_changes);
+  RecordProperty("car_steps_with_a_wheel_off", off_steps);
+  RecordProperty("skidding_wheel_steps", skids);
+  RecordProperty("sliding_wheel_steps", slides);
+  EXPECT_GT(gear_changes, kRacers) << "cars change gear";
+  EXPECT_GT(automatic_changes, 1) << "the automatic gearbox (F021) changes gear on its own";
+  RecordProperty("car_steps_flying_over_the_road", flights);
+  EXPECT_GT(off_steps, 0) << "no wheel ever left the ground (slope, crest, bump)";
+  EXPECT_GT(flights, 0) << "no car ever flew (the bump), so the airborne branches never ran";
+  EXPECT_GT(skids, 0) << "no tyre ever skidded (F055)";
+  EXPECT_GT(steered, kSteps) << "the front wheels are steered";
+  EXPECT_EQ(layouts, (std::set<std::int32_t>{0, 1, 2})) << "every drive layout of F028 runs";
+  for (int r = 0; r < kRacers; ++r) EXPECT_GT(moved[r], 100.0) << "racer " << r << " hardly moved (path length in x, y)";
+}
+
+}  // namespace

@@ -1,0 +1,36 @@
+/* Declarations shared by the stand-in's own sources (not the physics'). */
+#ifndef STANDIN_INTERNAL_H
+#define STANDIN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "standin.h"
+
+/* tables.c: builds the three tables and sets [0x4ed42c], [0x4ed434] (F012-F014). */
+void tables_build(void);
+/* selftest.c: prints the arithmetic layer's results on n deterministic inputs (tests compare them
+ * with port/CHOICES.md's formulas). */
+void arith_selftest(int n);
+
+/* track.c: lays out the track in POD's in-memory layout (port/CHOICES.md "Track"). */
+void track_build(void);
+/* Geometry the controllers steer by. */
+#define TRACK_RADIUS (120 * FX_ONE)
+#define TRACK_HALF_WIDTH (8 * FX_ONE)
+
+/* race.c */
+void race_setup(void);
+/* Runs the simulation steps of one frame; returns the number of steps run. */
+int race_frame(int frame, int steps_left);
+
+/* steplog.c */
+int steplog_open(const char *path, int pause_at);
+void steplog_close(void);
+
+/* The car's set-up beyond its pose (parameters, points): h3b's, in src/physics/ (a weak placeholder in
+ * placeholders.c). On entry the car record is zero but for its pose: +0x498 the ground point under
+ * the body's centre, +0x4a4/+0x4b0/+0x4bc forward, left, up (unit 16.16), +0x448 bit 2 for an
+ * automatic car. It sets everything else the car step reads, raising the body to its rest height. */
+void physics_car_setup(uint32_t car, uint32_t driver, int racer);
+
+#endif

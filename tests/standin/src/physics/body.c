@@ -1,0 +1,125 @@
+/* body::integrate (0x419ad0), without wall impacts (stage 21 comes later).
+ * Formula: port/CHOICES.md, "body::integrate". */
+#include "car_params.h"
+
+#define NOSE_TURN_SPEED (10 << 16)  /* "at speed" for the nose turning into the velocity (chosen, G09) */
+
+static void normalise(vec3 *v) {
+  int32_t n = length16(v);
+  if (n == 0) return;
+  v->x = qdiv(v->x, n);
+  v->y = qdiv(v->y, n);
+  v->z = qdiv(v->z, n);
+}
+
+/* 0x419ad0 body::integrate(eax = car, edx = forces). */
+int32_t body_integrate(uint32_t car, uint32_t forces, uint32_t ebx, uint32_t ecx) {
+  (void)ebx, (void)ecx;
+  const vec3 *f = PTR(forces);
+  int32_t dt = I32(POD_FRAME, FRAME_DT);
+  vec3 *centre = VEC(car, CAR_BODY_CENTRE), *vel = VEC(car, CAR_VELOCITY), *spin = VEC(car, CAR_SPIN);
+  vec3 *fwd = VEC(car, CAR_FORWARD), *left = VEC(car, CAR_LEFT), *up = VEC(car, CAR_UP);
+  vec3 t;
+
+  /* The force: outside (air, slope hold) + weight on z + carried + the touching points' (F057). */
+  vec3 force = f[FORCE_OUTSIDE];
+  force.z -= I32(car, CAR_WEIGHT);
+  vadd(&force, &force, VEC(car, CAR_CARRIED_FORCE));
+  vec3 torque = *VEC(car, CAR_CARRIED_TORQUE);  /* world axes */
+  int wheels_down = 0;
+  for (int i = 0; i < NUM_POINTS; i++) {
+    uint32_t p = car + CAR_POINT(i);
+    if (!U8(p, PT_TOUCHING)) continue;
+    if (i < NUM_WHEELS) wheels_down++;
+    vadd(&force, &force, &f[i]);
+    /* r reaches from the centre to the contact, a radius below the point along its up axis (F058) */
+    vec3 r;
+    scale16(VEC(p, PT_AXIS_UP), I32(p, PT_RADIUS), &t);
+    vsub(&r, VEC(p, PT_POSITION), &t);
+    vsub(&r, &r, centre);
+    cross16(&r, &f[i], &t);
+    vadd(&torque, &torque, &t);
+  }
+  *VEC(car, CAR_CARRIED_FORCE) = (vec3){0, 0, 0};
+  *VEC(car, CAR_CARRIED_TORQUE) = (vec3){0, 0, 0};
+
+  /* The torque in the body's axes; 15/16 of the yaw taken away (F061). */
+  vec3 tb = {dot16(&torque, fwd), dot16(&torque, left), dot16(&torque, up)};
+  tb.z -= mul16(tb.z, YAW_REMOVED);
+
+  /* The air: every wheel off for more than two steps (F065), more than four (F066). */
+  int off3 = 1, off5 = 1;
+  for (int i = 0; i < NUM_WHEELS; i++) {
+    int32_t c = I32(car, CAR_POINT(i) + PT_TOUCH_COUNT);
+    if (c > -3) off3 = 0;
+    if (c > -5) off5 = 0;
+  }
+  int32_t speed = length16(vel);
+  if (wheels_down == 0 && speed > AIR_STEER_SPEED) {
+    /* F067: the front wheels' steering moves the car sideways in the air */
+    scale16(left, mul16(mul16(AIR_STEER, dt), I32(car, CAR_STEER)), &t);
+    vadd(&force, &force, &t);
+  }
+
+  /* Velocity (F062), then position by the mean velocity x dt x step_scale (F063). */
+  int32_t mass = I32(car, CAR_MASS);
+  vec3 old = *vel;
+  vel->x += qdiv(mul16(force.x, dt), mass);
+  vel->y += qdiv(mul16(force.y, dt), mass);
+  vel->z += qdiv(mul16(force.z, dt), mass);
+  centre->x += mul16(mul16((old.x + vel->x) >> 1, dt), STEP_SCALE);
+  centre->y += mul16(mul16((old.y + vel->y) >> 1, dt), STEP_SCALE);
+  centre->z += mul16(mul16((old.z + vel->z) >> 1, dt), STEP_SCALE);
+
+  /* Spin per axis by the inertia, held to 2.29 rad/s on its largest axis (F064). */
+  const vec3 *inertia = VEC(car, CAR_INERTIA);
+  spin->x += qdiv(mul16(tb.x, dt), inertia->x);
+  spin->y += qdiv(mul16(tb.y, dt), inertia->y);
+  spin->z += qdiv(mul16(tb.z, dt), inertia->z);
+  int32_t most = iabs(spin->x);
+  if (iabs(spin->y) > most) most = iabs(spin->y);
+  if (iabs(spin->z) > most) most = iabs(spin->z);
+  if (most > SPIN_LIMIT) {
+    int32_t k = qdiv(SPIN_LIMIT, most);
+    spin->x = mul16(spin->x, k);
+    spin->y = mul16(spin->y, k);
+    spin->z = mul16(spin->z, k);
+  }
+  if (off3) {
+    int32_t k = exp16(-mul16(AIR_SPIN_DECAY, dt));
+    spin->x = mul16(spin->x, k);
+    spin->y = mul16(spin->y, k);
+    spin->z = mul16(spin->z, k);
+  }
+
+  /* Orientation: the axes turned by spin x dt, the nose into the velocity in the air, then made
+   * orthonormal again. */
+  vec3 th = {mul16(spin->x, dt), mul16(spin->y, dt), mul16(spin->z, dt)};
+  vec3 nf = *fwd, nl = *left;
+  scale16(left, th.z, &t);
+  vadd(&nf, &nf, &t);
+  scale16(up, th.y, &t);
+  vsub(&nf, &nf, &t);
+  scale16(up, th.x, &t);
+  vadd(&nl, &nl, &t);
+  scale16(fwd, th.z, &t);
+  vsub(&nl, &nl, &t);
+  int32_t new_speed = off5 ? length16(vel) : 0;
+  if (off5 && new_speed > NOSE_TURN_SPEED) {
+    int32_t a = FX_ONE - exp16(-mul16(AIR_NOSE_TURN, dt));
+    vec3 dir = {qdiv(vel->x, new_speed), qdiv(vel->y, new_speed), qdiv(vel->z, new_speed)};
+    nf.x += mul16(dir.x - nf.x, a);
+    nf.y += mul16(dir.y - nf.y, a);
+    nf.z += mul16(dir.z - nf.z, a);
+  }
+  normalise(&nf);
+  vec3 nu;
+  cross16(&nf, &nl, &nu);
+  normalise(&nu);
+  cross16(&nu, &nf, &nl);
+  normalise(&nl);
+  *fwd = nf;
+  *left = nl;
+  *up = nu;
+  return 0;
+}

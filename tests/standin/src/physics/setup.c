@@ -1,0 +1,111 @@
+/* The car's set-up: its parameters (G01, chosen) and its placement on its grid slot, called by the
+ * race's set-up (src/internal.h: physics_car_setup). Every value: port/CHOICES.md, "Car parameters". */
+#include "../internal.h"
+#include "car_params.h"
+
+/* The torque curve, engine torque at rpm = 256 i (i = 0..39): 1.6 at rest rising to 2.8 at 5120 rpm,
+ * 1.9 at 9984 rpm (chosen; one curve for every car). The car holds its address at +0x538. */
+const int32_t physics_torque_curve[TORQUE_CURVE_LEN] = {
+    0x1999a, 0x1b78d, 0x1d3f8, 0x1eed9, 0x20831, 0x22000, 0x23646, 0x24b02, 0x25e35, 0x26fdf,
+    0x28000, 0x28e98, 0x29ba6, 0x2a72b, 0x2b127, 0x2b99a, 0x2c083, 0x2c5e3, 0x2c9ba, 0x2cc08,
+    0x2cccd, 0x2cc29, 0x2ca3f, 0x2c70e, 0x2c297, 0x2bcd8, 0x2b5d3, 0x2ad87, 0x2a3f4, 0x2991b,
+    0x28cfa, 0x27f93, 0x270e5, 0x260f1, 0x24fb5, 0x23d33, 0x2296a, 0x2145a, 0x1fe04, 0x1e666};
+
+static const int32_t gear_ratios[5] = {18 << 16, 12 << 16, 0x88000 /* 8.5 */, 0x68000 /* 6.5 */,
+                                       0x53333 /* 5.2 */};
+
+/* Wheels 0 front left, 1 rear left, 2 front right, 3 rear right (F166: 0 and 2 steer; F105's part
+ * bits: 0x10/0x20 front, 1/2 rear); then the chassis point. Body frame: x forward, y left, z up. */
+static const vec3 point_offsets[NUM_POINTS] = {
+    {0x14ccd, 0xe666, 0x3333}, {-0x14ccd, 0xe666, 0x3333},
+    {0x14ccd, -0xe666, 0x3333}, {-0x14ccd, -0xe666, 0x3333}, {0, 0, 0}};
+
+#define WHEEL_RADIUS   0x599a   /* 0.35 */
+#define CHASSIS_RADIUS 0x3333   /* 0.2 */
+#define WHEEL_REST     0x8000   /* 0.5: the spring's free extension = the droop limit */
+#define SPRING_K       0x6aaab  /* 6.6667: one quarter weight at 0.15 of compression */
+#define STATIC_HEIGHT  0x599a   /* 0.35 = 0.5 - 0.15 */
+#define RIDE_HEIGHT    0x8000   /* 0.5: body centre above the ground = 0.35 + 0.35 - 0.2 */
+
+void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
+  /* the car's parameters */
+  I32(car, CAR_MASS) = 32 << 16;
+  I32(car, CAR_WEIGHT) = mul16(32 << 16, GRAVITY);
+  *VEC(car, CAR_INERTIA) = (vec3){16 << 16, 48 << 16, 52 << 16};
+  int32_t max = 1000 << 16;  /* F048 */
+  I32(car, CAR_ENGINE_MAX) = max;
+  I32(car, CAR_SHIFT_POINTS + 0) = mul16(max, 0xeb85);  /* 0.92 */
+  I32(car, CAR_SHIFT_POINTS + 4) = mul16(max, 0x75c3);  /* 0.46 */
+  I32(car, CAR_SHIFT_POINTS + 8) = mul16(max, 0x199a);  /* 0.10 */
+  I32(car, CAR_SHIFT_POINTS + 12) = mul16(max, 0x3333); /* 0.20 */
+  I32(car, CAR_REV_UP) = 600 << 16;
+  I32(car, CAR_REV_DOWN) = 400 << 16;
+  for (int g = 0; g < 5; g++) I32(car, CAR_RATIOS + 4 * g) = gear_ratios[g];
+  U8(car, CAR_TOP_GEAR) = 5;
+  I8(car, CAR_GEAR) = 0;
+  U32(car, CAR_TORQUE_CURVE) = ADDR(physics_torque_curve);
+  I32(car, CAR_AIR_DRAG) = 600 << 16;
+  I32(car, CAR_DOWNFORCE) = 300 << 16;
+  I32(car, CAR_STEER_MAX) = 0x9999;   /* 0.6 rad */
+  I32(car, CAR_STEER_RATE) = 2 << 16; /* rad/s */
+  I32(car, CAR_BRAKE_MAX) = 25 << 16;
+  I32(car, CAR_WHEEL_INERTIA) = 0x18000;  /* 1.5 */
+  I32(car, CAR_SIDE_STIFFNESS) = 100 << 16;
+  static const int32_t layouts[3] = {0, 2, 1};  /* rear, front, all wheels: every branch of F028 */
+  I32(car, CAR_DRIVE_LAYOUT) = layouts[racer % 3];
+  I32(car, CAR_ENGINE_SPEED) = 0;
+
+  for (int i = 0; i < NUM_POINTS; i++) {
+    uint32_t p = car + CAR_POINT(i);
+    *VEC(p, PT_OFFSET) = point_offsets[i];
+    U32(p, PT_SURFACE) = SURFACE(0);
+    if (i == CHASSIS) {
+      I32(p, PT_RADIUS) = CHASSIS_RADIUS;
+      continue;
+    }
+    I32(p, PT_RADIUS) = WHEEL_RADIUS;
+    I32(p, PT_ROLLING_RESISTANCE) = 655;  /* 0.01 */
+    I32(p, PT_REST) = WHEEL_REST;
+    I32(p, PT_HEIGHT_MAX) = WHEEL_REST;
+    I32(p, PT_HEIGHT) = STATIC_HEIGHT;
+    I32(p, PT_SPRING_K) = SPRING_K;
+    I32(p, PT_DAMPER) = 0xcccd;      /* 0.8 */
+    I32(p, PT_SIDE_GRIP) = 0x20000;  /* 2.0 */
+    I32(p, PT_TRACTION) = 0x1b333;   /* 1.7 */
+  }
+
+  /* The catch-up record the driver points at (chosen layout, step.c): keep near the racer ahead on
+   * the grid (racer 0 itself), scale 1, weight 2, no places behind. */
+  uint32_t rec = U32(driver, DRV_CATCHUP);
+  if (rec) {
+    I32(rec, 0x0) = racer > 0 ? racer - 1 : 0;
+    I32(rec, 0x4) = FX_ONE;
+    I32(rec, 0x8) = 2 << 16;
+    I32(rec, 0xc) = 0;
+  }
+
+  /* The body raised from the ground point to its ride height, the points placed, each point's
+   * sector the first whose bounds hold it. */
+  vec3 lift;
+  scale16(VEC(car, CAR_UP), RIDE_HEIGHT, &lift);
+  vadd(VEC(car, CAR_BODY_CENTRE), VEC(car, CAR_BODY_CENTRE), &lift);
+  POD_CALL1(FN_PLACE_POINTS, car);
+  uint32_t table = U32(POD_SECTOR_TABLE, 0);
+  int32_t count = I32(POD_SECTOR_COUNT, 0);
+  for (int i = 0; i < NUM_POINTS; i++) {
+    uint32_t p = car + CAR_POINT(i);
+    const vec3 *pos = VEC(p, PT_POSITION);
+    for (int32_t j = 0; j < count; j++) {
+      uint32_t s = table + (uint32_t)j * SECTOR_SIZE;
+      const vec3 *lo = VEC(s, SECTOR_BOUNDS_MIN), *hi = VEC(s, SECTOR_BOUNDS_MAX);
+      if (pos->x >= lo->x && pos->x <= hi->x && pos->y >= lo->y && pos->y <= hi->y && pos->z >= lo->z &&
+          pos->z <= hi->z) {
+        U32(p, PT_SECTOR) = s;
+        U32(p, PT_LAST_SECTOR) = s;
+        break;
+      }
+    }
+  }
+  uint32_t s1 = U32(car, CAR_POINT(1) + PT_SECTOR);
+  I32(car, CAR_WHEEL1_SECTOR) = s1 ? (int32_t)(s1 - table) / SECTOR_SIZE : -1;
+}

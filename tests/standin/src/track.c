@@ -1,0 +1,218 @@
+/* The track, laid out at start-up in POD's in-memory layout (002 "The track world"; the layout and
+ * the geometry are recorded in port/CHOICES.md, "Track").
+ *
+ * A closed ring road of 24 sectors around the origin, radius 120, 16 wide, counter-clockwise, with a
+ * slope up to 8 high and down again, and a sharp bump that throws a fast car into the air. Each sector
+ * has its own mesh: 3 rings of 5 vertices (inner wall top, inner edge, centre, outer edge, outer wall
+ * top), two road faces per lane (quads; triangles in sectors 2 and 3) flagged ground, and wall quads on
+ * both sides flagged wall. A 25th sector, out of play (neighbour count -1), lies under the middle.
+ * Computed with the stand-in's own integer arithmetic (sin16, cos16, cross16, length16, div16), so
+ * it is the same on every machine and under an emulator. */
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+#include "pod_call.h"
+#include "standin_math.h"
+
+#define SECTORS_IN_LOOP 24
+#define SECTORS (SECTORS_IN_LOOP + 1)
+#define RINGS_PER_SECTOR 3 /* rings at the sector's start, middle and end */
+#define VERTS_PER_RING 5
+#define TWO_PI16 411774
+#define WALL_HEIGHT (3 * FX_ONE)
+#define RENDER_GOURAUD 0x20
+
+static uint32_t heap = POD_TRACK_HEAP;
+
+static uint32_t alloc(uint32_t size) {
+  uint32_t at = heap;
+  heap += (size + 3u) & ~3u;
+  if (heap > POD_TRACK_HEAP_END) __builtin_trap();  /* the track outgrew its reserved heap */
+  memset(PTR(at), 0, size);
+  return at;
+}
+
+/* Height of the road at ring g (0..47 around the loop, two rings per sector). The cars start near
+ * ring 0 and cover a quarter to a half of the loop in 400 steps, so the features come early: a sharp
+ * bump at ring 6 (up 1.5 over a half sector, then straight down again: a fast car leaves the ground),
+ * then a slope up to 8 from ring 14 and down again. */
+static fx ring_height(int g) {
+  g %= 2 * SECTORS_IN_LOOP;
+  if (g == 6) return 3 * FX_ONE / 2;                    /* the bump, 1.5 high */
+  if (g >= 14 && g < 22) return (g - 14) * FX_ONE;      /* the slope up: 1 per half sector */
+  if (g >= 22 && g < 28) return 8 * FX_ONE;
+  if (g >= 28 && g < 36) return (36 - g) * FX_ONE;      /* and down */
+  return 0;
+}
+
+static fx ring_angle(int g) { return (fx)(((int64_t)TWO_PI16 * g) / (2 * SECTORS_IN_LOOP)); }
+
+/* The unit normal of (b - a) x (c - a). */
+static void unit_normal(const vec3 *a, const vec3 *b, const vec3 *c, vec3 *out) {
+  vec3 u = {b->x - a->x, b->y - a->y, b->z - a->z}, v = {c->x - a->x, c->y - a->y, c->z - a->z};
+  vec3 n;
+  POD_CALL3(FN_CROSS16, ADDR(&u), ADDR(&v), ADDR(&n));
+  int32_t len = POD_CALL1(FN_LENGTH16, ADDR(&n));
+  out->x = div16(n.x, len);
+  out->y = div16(n.y, len);
+  out->z = div16(n.z, len);
+}
+
+static void sub(const vec3 *a, const vec3 *b, vec3 *out) {
+  out->x = a->x - b->x;
+  out->y = a->y - b->y;
+  out->z = a->z - b->z;
+}
+
+/* A quad's normals: the face's from its diagonals (c - a) x (d - b), the halves' a b c and c d a
+ * (F133). */
+static void quad(uint32_t q, const vec3 *verts, int a, int b, int c, int d, uint8_t flags, uint8_t surface) {
+  vec3 ac, bd, n;
+  sub(&verts[c], &verts[a], &ac);
+  sub(&verts[d], &verts[b], &bd);
+  POD_CALL3(FN_CROSS16, ADDR(&ac), ADDR(&bd), ADDR(&n));
+  int32_t len = POD_CALL1(FN_LENGTH16, ADDR(&n));
+  vec3 *face = VEC(q, QUAD_NORMAL);
+  face->x = div16(n.x, len);
+  face->y = div16(n.y, len);
+  face->z = div16(n.z, len);
+  unit_normal(&verts[a], &verts[b], &verts[c], VEC(q, QUAD_NORMAL_ABC));
+  unit_normal(&verts[c], &verts[d], &verts[a], VEC(q, QUAD_NORMAL_CDA));
+  U16(q, QUAD_CORNERS + 0) = (uint16_t)a;
+  U16(q, QUAD_CORNERS + 2) = (uint16_t)b;
+  U16(q, QUAD_CORNERS + 4) = (uint16_t)c;
+  U16(q, QUAD_CORNERS + 6) = (uint16_t)d;
+  U8(q, QUAD_RENDER) = RENDER_GOURAUD;
+  U8(q, QUAD_FLAGS) = flags;
+  U8(q, QUAD_SURFACE) = surface;
+}
+
+static void triangle(uint32_t t, const vec3 *verts, int a, int b, int c, uint8_t flags, uint8_t surface) {
+  unit_normal(&verts[a], &verts[b], &verts[c], VEC(t, TRI_NORMAL));
+  U16(t, TRI_CORNERS + 0) = (uint16_t)a;
+  U16(t, TRI_CORNERS + 2) = (uint16_t)b;
+  U16(t, TRI_CORNERS + 4) = (uint16_t)c;
+  U8(t, TRI_RENDER) = RENDER_GOURAUD;
+  U8(t, TRI_FLAGS) = flags;
+  U8(t, TRI_SURFACE) = surface;
+}
+
+/* Bounds: the mesh's box with the floor 2 lower and the top 10 higher (F131). */
+static void bounds(uint32_t sector, const vec3 *verts, int n) {
+  vec3 lo = verts[0], hi = verts[0];
+  for (int i = 1; i < n; ++i) {
+    if (verts[i].x < lo.x) lo.x = verts[i].x;
+    if (verts[i].y < lo.y) lo.y = verts[i].y;
+    if (verts[i].z < lo.z) lo.z = verts[i].z;
+    if (verts[i].x > hi.x) hi.x = verts[i].x;
+    if (verts[i].y > hi.y) hi.y = verts[i].y;
+    if (verts[i].z > hi.z) hi.z = verts[i].z;
+  }
+  lo.z -= 2 * FX_ONE;
+  hi.z += 10 * FX_ONE;
+  *VEC(sector, SECTOR_BOUNDS_MIN) = lo;
+  *VEC(sector, SECTOR_BOUNDS_MAX) = hi;
+}
+
+/* Surfaces (A08 read as successive surfaces' grips): 1.0, 50000, 40000, 25000, the rest 1.0;
+ * word 1 the surface's number, word 2 zero (chosen). */
+static void surfaces(void) {
+  static const int32_t grips[4] = {FX_ONE, 50000, 40000, 25000};
+  for (int n = 0; n < NUM_SURFACES; ++n) {
+    I32(SURFACE(n), 0) = n < 4 ? grips[n] : FX_ONE;
+    I32(SURFACE(n), 4) = n;
+    I32(SURFACE(n), 8) = 0;
+  }
+}
+
+static uint8_t lane_surface(int sector, int lane) {
+  if (lane == 0) return sector == 8 ? 3 : 0;  /* an icy patch on the inner lane, up the slope */
+  return sector == 9 ? 2 : 1;                 /* a grass-like outer lane there, kerb elsewhere */
+}
+
+void track_build(void) {
+  surfaces();
+  uint32_t table = alloc(SECTORS * SECTOR_SIZE);
+  I32(POD_SECTOR_COUNT, 0) = SECTORS;
+  U32(POD_SECTOR_TABLE, 0) = table;
+  static const fx radii[VERTS_PER_RING] = {TRACK_RADIUS - TRACK_HALF_WIDTH, TRACK_RADIUS - TRACK_HALF_WIDTH,
+                                           TRACK_RADIUS, TRACK_RADIUS + TRACK_HALF_WIDTH,
+                                           TRACK_RADIUS + TRACK_HALF_WIDTH};
+
+  for (int s = 0; s < SECTORS_IN_LOOP; ++s) {
+    uint32_t sector = table + (uint32_t)s * SECTOR_SIZE;
+    const int nverts = RINGS_PER_SECTOR * VERTS_PER_RING;
+    const int triangles = s >= 2 && s < 4;  /* the bump's sectors are triangles */
+    uint32_t mesh = alloc(MESH_SIZE), verts = alloc(nverts * 12u);
+    vec3 *v = (vec3 *)PTR(verts);
+    for (int ring = 0; ring < RINGS_PER_SECTOR; ++ring) {
+      int g = 2 * s + ring;
+      fx angle = ring_angle(g), c = POD_CALL1(FN_COS16, angle), sn = POD_CALL1(FN_SIN16, angle);
+      fx z = ring_height(g);
+      for (int k = 0; k < VERTS_PER_RING; ++k) {
+        vec3 *p = &v[ring * VERTS_PER_RING + k];
+        p->x = mul16(radii[k], c);
+        p->y = mul16(radii[k], sn);
+        p->z = z + ((k == 0 || k == 4) ? WALL_HEIGHT : 0);
+      }
+    }
+    /* faces: per half sector h (rings h, h+1), lanes 0 (inner) and 1 (outer), then the two walls */
+    int nroad = 2 * 2, nwalls = 2 * 2;
+    uint32_t quads = alloc((uint32_t)((triangles ? 0 : nroad) + nwalls) * QUAD_SIZE);
+    uint32_t tris = triangles ? alloc((uint32_t)(2 * nroad) * TRI_SIZE) : 0;
+    int nq = 0, nt = 0;
+#define V(ring, k) ((ring) * VERTS_PER_RING + (k))
+    for (int h = 0; h < 2; ++h) {
+      for (int lane = 0; lane < 2; ++lane) {
+        /* a, b across the road at ring h; c, d at ring h + 1: (b - a) x (c - a) points up */
+        int a = V(h, 1 + lane), b = V(h, 2 + lane), c = V(h + 1, 2 + lane), d = V(h + 1, 1 + lane);
+        uint8_t surface = lane_surface(s, lane);
+        if (triangles) {
+          triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, a, b, c, FACE_GROUND, surface);
+          triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, c, d, a, FACE_GROUND, surface);
+        } else {
+          quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, a, b, c, d, FACE_GROUND, surface);
+        }
+      }
+      /* the inner wall faces the road (+r), the outer wall too (-r) */
+      quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h, 1), V(h + 1, 1), V(h + 1, 0), V(h, 0), FACE_WALL, 0);
+      quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h + 1, 3), V(h, 3), V(h, 4), V(h + 1, 4), FACE_WALL, 0);
+    }
+#undef V
+    U16(mesh, MESH_VERTEX_COUNT) = (uint16_t)nverts;
+    I16(mesh, MESH_TRI_COUNT) = (int16_t)nt;
+    I16(mesh, MESH_QUAD_COUNT) = (int16_t)nq;
+    U32(mesh, MESH_VERTICES) = verts;
+    U32(mesh, MESH_TRIS) = tris;
+    U32(mesh, MESH_QUADS) = quads;
+
+    U32(sector, SECTOR_MESH) = mesh;
+    bounds(sector, v, nverts);
+    uint32_t list = alloc(2 * 4);
+    U32(list, 0) = table + (uint32_t)((s + SECTORS_IN_LOOP - 1) % SECTORS_IN_LOOP) * SECTOR_SIZE;
+    U32(list, 4) = table + (uint32_t)((s + 1) % SECTORS_IN_LOOP) * SECTOR_SIZE;
+    I32(sector, SECTOR_NEIGHBOURS) = 2;
+    U32(sector, SECTOR_NEIGHBOUR_LIST) = list;
+    I32(sector, SECTOR_ONE) = 1;
+  }
+
+  /* sector 24: out of play, one ground quad 40 below the middle of the ring */
+  uint32_t sector = table + SECTORS_IN_LOOP * SECTOR_SIZE;
+  uint32_t mesh = alloc(MESH_SIZE), verts = alloc(4 * 12u), quads = alloc(QUAD_SIZE);
+  vec3 *v = (vec3 *)PTR(verts);
+  const fx e = 20 * FX_ONE, z = -40 * FX_ONE;
+  v[0] = (vec3){-e, -e, z};
+  v[1] = (vec3){e, -e, z};
+  v[2] = (vec3){e, e, z};
+  v[3] = (vec3){-e, e, z};
+  quad(quads, v, 0, 1, 2, 3, FACE_GROUND, 0);
+  U16(mesh, MESH_VERTEX_COUNT) = 4;
+  I16(mesh, MESH_QUAD_COUNT) = 1;
+  U32(mesh, MESH_VERTICES) = verts;
+  U32(mesh, MESH_QUADS) = quads;
+  U32(sector, SECTOR_MESH) = mesh;
+  bounds(sector, v, 4);
+  I32(sector, SECTOR_NEIGHBOURS) = -1;
+  I32(sector, SECTOR_ONE) = 1;
+}

@@ -1,0 +1,135 @@
+// The state log reader on good and bad input (capture/docs/state-log.md): a round trip, and the exact
+// error for each malformed case.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "lockstep/base/io.hpp"
+#include "lockstep/capture/state_log.hpp"
+
+namespace {
+
+using namespace lockstep;
+using namespace lockstep::capture;
+
+StateLog sample() {
+  StateLog log;
+  log.header.producer = "unit-test";
+  Record step{RecordKind::kStep, 7, -1, {{0x630838, std::vector<std::uint8_t>(0x558, 0xab)}, {0x4f3310, {1, 2, 3, 4}}}};
+  Record ctrl{RecordKind::kCtrl, 7, 3, {{0x61f870, std::vector<std::uint8_t>(0xb0, 0x11)}}};
+  Record phys{RecordKind::kPhys, 7, 3, {{0x61f870, std::vector<std::uint8_t>(0xb0, 0x22)}, {0x10, {}}}};
+  log.records = {step, ctrl, phys};
+  return log;
+}
+
+void put32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
+
+// Recomputes the CRC of the record at `at` (after an edit that should fail for another reason).
+void fix_crc(std::vector<std::uint8_t>& b, std::size_t at) {
+  std::uint32_t payload;
+  std::memcpy(&payload, b.data() + at + 16, 4);
+  std::uint32_t crc = crc32(std::span(b).subspan(at, 20 + payload));
+  put32(b, at + 20 + payload, crc);
+}
+
+Errc decode_error(const std::vector<std::uint8_t>& b) {
+  auto r = decode_state_log(b, "test.log");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? Errc::kIo : r.error().code;
+}
+
+TEST(StateLog, RoundTrips) {
+  auto bytes = encode_state_log(sample());
+  auto back = decode_state_log(bytes, "test.log");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, sample());
+  auto b = back->records[0].bytes_at(0x630838 + 0x440, 4);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ((*b)[0], 0xab);
+  EXPECT_FALSE(back->records[0].bytes_at(0x630838 + 0x556, 4).ok()) << "past the block's end";
+}
+
+TEST(StateLog, StreamingReaderReadsTheSameRecords) {
+  auto path = std::filesystem::path(LOCKSTEP_BINARY_DIR) / "state_log_test.log";
+  auto bytes = encode_state_log(sample());
+  ASSERT_TRUE(write_file_atomic(path, bytes).ok());
+  auto reader = StateLogReader::open(path);
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  std::vector<Record> got;
+  for (;;) {
+    auto next = reader->next();
+    ASSERT_TRUE(next.ok()) << next.error().message;
+    if (!*next) break;
+    got.push_back(std::move(**next));
+  }
+  EXPECT_EQ(got, sample().records);
+  EXPECT_EQ(reader->header().producer, "unit-test");
+}
+
+TEST(StateLog, RefusesTruncation) {
+  auto bytes = encode_state_log(sample());
+  for (std::size_t cut : {std::size_t{0}, std::size_t{5}, std::size_t{20}, std::size_t{40}, bytes.size() - 1}) {
+    std::vector<std::uint8_t> b(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+    EXPECT_EQ(decode_error(b), Errc::kTruncated) << "cut at " << cut;
+  }
+}
+
+TEST(StateLog, RefusesBadMagicAndVersion) {
+  auto bytes = encode_state_log(sample());
+  auto b = bytes;
+  b[0] = 'X';
+  EXPECT_EQ(decode_error(b), Errc::kBadMagic);
+  b = bytes;
+  put32(b, 8, 2);
+  EXPECT_EQ(decode_error(b), Errc::kBadVersion);
+  b = bytes;
+  put32(b, 12, 1u << 20);
+  EXPECT_EQ(decode_error(b), Errc::kMalformed) << "absurd header size";
+}
+
+TEST(StateLog, RefusesMalformedRecords) {
+  const auto bytes = encode_state_log(sample());
+  const std::size_t first = kStateLogHeaderSize;
+  auto b = bytes;
+  std::memcpy(b.data() + first, "JUNK", 4);
+  EXPECT_EQ(decode_error(b), Errc::kMalformed) << "unknown tag";
+  b = bytes;
+  put32(b, first + 8, 2);  // a STEP record with a racer
+  fix_crc(b, first);
+  EXPECT_EQ(decode_error(b), Errc::kMalformed);
+  b = bytes;
+  put32(b, first + 20 + 4, 0x600);  // the first block claims more bytes than the payload holds
+  fix_crc(b, first);
+  EXPECT_EQ(decode_error(b), Errc::kMalformed);
+  b = bytes;
+  put32(b, first + 20, 0xfffffff0);  // a block wrapping past 4 GiB
+  fix_crc(b, first);
+  EXPECT_EQ(decode_error(b), Errc::kMalformed);
+  b = bytes;
+  put32(b, first + 20 + 8 + 0x558, 0x630838 + 0x10);  // the second block overlaps the first
+  fix_crc(b, first);
+  EXPECT_EQ(decode_error(b), Errc::kMalformed);
+}
+
+TEST(StateLog, RefusesCountsPastTheLimits) {
+  auto bytes = encode_state_log(sample());
+  auto b = bytes;
+  put32(b, kStateLogHeaderSize + 12, 100000);  // block count
+  EXPECT_EQ(decode_error(b), Errc::kLimit);
+  b = bytes;
+  put32(b, kStateLogHeaderSize + 16, 0xffffff00);  // payload size
+  EXPECT_EQ(decode_error(b), Errc::kLimit);
+  StateLogLimits small;
+  small.max_records = 2;
+  auto r = decode_state_log(bytes, "test.log", small);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kLimit);
+}
+
+TEST(StateLog, RefusesABadChecksum) {
+  auto b = encode_state_log(sample());
+  b[kStateLogHeaderSize + 20 + 8 + 100] ^= 1;  // a byte of the first block
+  EXPECT_EQ(decode_error(b), Errc::kChecksum);
+}
+
+}  // namespace
