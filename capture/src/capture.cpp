@@ -1,5 +1,9 @@
 #include "lockstep/capture/capture.hpp"
 
+#include <algorithm>
+
+#include "lockstep/harness/disasm.hpp"
+
 namespace lockstep::capture {
 
 namespace {
@@ -130,6 +134,118 @@ std::vector<cases::CaseFile> CaseCollector::files() const {
   std::vector<cases::CaseFile> out;
   for (const auto& [fn, f] : files_) out.push_back(f);
   return out;
+}
+
+std::uint64_t CaptureReport::cases() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& f : files) n += f.cases.size();
+  return n;
+}
+
+namespace {
+
+// The original function's code, from its entry to the end of the last instruction its jumps reach,
+// for the replay report's disassembly (at most 64 KiB).
+void attach_code(cases::CaseFile& f, const harness::Snapshot& snapshot, const harness::Disassembler& dis) {
+  auto read = harness::snapshot_reader(snapshot);
+  auto listing = dis.function(read, f.function, 4000);
+  if (listing.empty()) return;
+  std::uint32_t lo = listing.front().address, hi = lo;
+  for (const auto& ins : listing)
+    hi = std::max<std::uint32_t>(hi, ins.address + static_cast<std::uint32_t>(ins.bytes.size()));
+  hi = std::min<std::uint32_t>(hi, lo + (64u << 10));
+  if (auto bytes = snapshot.read(lo, hi - lo); bytes.ok()) {
+    f.code_base = lo;
+    f.code = std::move(bytes).value();
+  }
+}
+
+Result<RecordKind> record_kind(const std::string& s) {
+  if (s == "STEP") return RecordKind::kStep;
+  if (s == "CTRL") return RecordKind::kCtrl;
+  if (s == "PHYS") return RecordKind::kPhys;
+  return Error::make(Errc::kMalformed, "driver record kind \"{}\" is not STEP, CTRL or PHYS", s);
+}
+
+}  // namespace
+
+Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,
+                              const CaptureOptions& options) {
+  using namespace lockstep::harness;
+  const DriverSpec* driver = options.driver.empty() ? profile.driver_for_record("CTRL")
+                                                    : profile.driver_by_name(options.driver);
+  if (!driver)
+    return Error::make(Errc::kNotFound, "{} has no [[driver]] {}", profile.source,
+                       options.driver.empty() ? std::string("on CTRL records") : "named '" + options.driver + "'");
+  if (options.functions.empty()) return Error::make(Errc::kUsage, "capture needs at least one function (--fn)");
+  LOCKSTEP_TRY(RecordKind run_kind, record_kind(driver->record));
+
+  CallSpec spec;
+  spec.function = driver->function;
+  if (const FunctionSpec* f = profile.function_at(driver->function)) {
+    spec.convention = f->convention;
+    spec.returns = f->returns;
+  }
+  MachineConfig cfg = options.machine;
+  const MachineConfig from_profile = config_from_profile(profile);
+  cfg.default_fpu_control = from_profile.default_fpu_control;
+  cfg.default_mxcsr = from_profile.default_mxcsr;
+  cfg.stubs = from_profile.stubs;
+  cfg.record = true;
+  cfg.watched = options.functions;
+  LOCKSTEP_TRY(auto machine, Machine::create(snapshot, cfg));
+  for (const std::string& s : driver->stubs) LOCKSTEP_TRY_STATUS(machine->set_stub_active(s, true));
+
+  CaseCollector collector(profile, options.functions, options.sampling);
+  machine->set_observer(&collector);
+  CaptureReport report;
+  report.driver = driver->name;
+  std::vector<std::size_t> runs;
+  for (std::size_t i = 0; i < log.records.size(); ++i)
+    if (log.records[i].kind == run_kind) runs.push_back(i);
+  report.runs = runs.size();
+  for (std::size_t n = 0; n < runs.size(); ++n) {
+    const Record& rec = log.records[runs[n]];
+    RunOrigin origin{options.snapshot_sha256, driver->record, static_cast<std::uint32_t>(n), rec.step,
+                     static_cast<std::uint32_t>(std::max(rec.racer, 0))};
+    if (collector.begin_run(origin)) {
+      ++report.runs_captured;
+      machine->reset();
+      for (const Block& b : rec.blocks)
+        if (auto w = machine->write(b.address, b.bytes); !w.ok())
+          return Error::make(Errc::kMalformed, "{} record of step {} racer {}: block at 0x{:08x}: {}", driver->record,
+                             rec.step, rec.racer, b.address, w.error().message);
+      for (const auto& p : options.pokes)
+        if (auto w = machine->write(p.address, p.bytes); !w.ok())
+          return Error::make(Errc::kUsage, "--poke at 0x{:08x}: {}", p.address, w.error().message);
+      spec.args.clear();
+      for (const DriverArg& a : driver->args) {
+        if (a.instance.empty()) {
+          spec.args.push_back(Arg::u32(a.value));
+          continue;
+        }
+        const InstanceSpec* in = profile.instance_by_name(a.instance);
+        const StructSpec* st = in ? profile.struct_by_name(in->struct_name) : nullptr;
+        if (!in || !st) return Error::make(Errc::kMalformed, "driver '{}': no instance '{}'", driver->name, a.instance);
+        const std::uint32_t index = in->count > 1 ? static_cast<std::uint32_t>(std::max(rec.racer, 0)) : 0;
+        if (index >= in->count)
+          return Error::make(Errc::kMalformed, "step {}: racer {} has no {}[{}]", rec.step, rec.racer, a.instance, index);
+        spec.args.push_back(Arg::u32(in->base + index * st->size));
+      }
+      LOCKSTEP_TRY(CallOutcome out, machine->call(spec));
+      if (out.fault) ++report.faulted;
+    }
+    if (options.progress) options.progress(n + 1, runs.size(), collector.cases());
+  }
+  report.incomplete = collector.incomplete();
+  report.files = collector.files();
+  // Poked runs: every case lists the pokes it was made under.
+  if (!options.pokes.empty())
+    for (auto& f : report.files)
+      for (auto& c : f.cases) c.pokes = options.pokes;
+  Disassembler dis;
+  for (auto& f : report.files) attach_code(f, snapshot, dis);
+  return report;
 }
 
 }  // namespace lockstep::capture

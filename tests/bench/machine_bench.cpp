@@ -158,6 +158,7 @@ int standin_bench(const char* snapshot_path, const char* log_path, const char* p
     MachineConfig cfg = config_from_profile(*profile);
     cfg.record = record;
     cfg.count_instructions = count;
+    if (!record) cfg.block_budget = 0;  // truly hook-free
     auto m = make_machine(*snap, cfg);
     for (const std::string& s : d->stubs) (void)m->set_stub_active(s, true);
     return m;

@@ -192,6 +192,70 @@ TEST(CheckSteps, AWrongStubIsAMismatchNamedByField) {
   EXPECT_TRUE(named) << format_step_report(*report);
 }
 
+class Keep : public CallObserver {
+ public:
+  void on_leave(const CallRecord& r) override { calls.push_back(r); }
+  std::vector<CallRecord> calls;
+};
+
+TEST(NestedCapture, EveryCallOfAWatchedFunctionInsideTheCarStep) {
+  // The capture's building block: tyres::tyres (and drive::engine) called inside the car step are
+  // recorded call by call, each with its own inputs and outputs.
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  const FunctionSpec* tyres = r.profile.function_by_name("tyres::tyres");
+  const FunctionSpec* engine = r.profile.function_by_name("drive::engine");
+  ASSERT_TRUE(tyres && engine);
+  MachineConfig cfg = config_from_profile(r.profile);
+  cfg.watched = {tyres->address, engine->address};
+  auto m = Machine::create(r.snapshot, cfg);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const DriverSpec* d = r.profile.driver_for_record("CTRL");
+  for (const std::string& s : d->stubs) ASSERT_TRUE((*m)->set_stub_active(s, true).ok());
+  Keep keep;
+  (*m)->set_observer(&keep);
+  const GuestAddr cars = r.profile.instance_by_name("car")->base, drivers = r.profile.instance_by_name("driver")->base;
+  std::size_t steps = 0;
+  for (const Record& rec : r.log.records) {
+    if (rec.kind != RecordKind::kCtrl || steps == 16) continue;
+    ++steps;
+    (*m)->reset();
+    for (const Block& b : rec.blocks) ASSERT_TRUE((*m)->write(b.address, b.bytes).ok());
+    CallSpec spec;
+    spec.function = d->function;
+    const GuestAddr car = cars + static_cast<GuestAddr>(rec.racer) * 0x558;
+    spec.args = {Arg::u32(car), Arg::u32(drivers + static_cast<GuestAddr>(rec.racer) * 0xb0)};
+    const std::size_t before = keep.calls.size();
+    auto out = (*m)->call(spec);
+    ASSERT_TRUE(out.ok() && out->returned());
+    ASSERT_GT(keep.calls.size(), before) << "step " << rec.step << " racer " << rec.racer;
+    for (std::size_t i = before; i < keep.calls.size(); ++i) {
+      const CallRecord& c = keep.calls[i];
+      EXPECT_TRUE(c.complete);
+      EXPECT_GE(c.depth, 1u);
+      EXPECT_EQ(c.in.eax, car);  // Watcom: the car in eax
+      EXPECT_FALSE(c.effects.inputs.empty());
+      EXPECT_FALSE(c.effects.outputs.empty());
+      // Whatever a nested call wrote outside its frame, the whole step wrote too.
+      for (const ByteRun& run : c.effects.outputs)
+        for (GuestAddr a = run.addr; a < run.end(); ++a) {
+          bool found = false;
+          for (const auto* list : {&out->record.effects.outputs, &out->record.effects.frame_writes})
+            for (const ByteRun& o : *list) found = found || (a >= o.addr && a < o.end());
+          ASSERT_TRUE(found) << std::hex << a;
+        }
+    }
+  }
+  std::size_t n_tyres = 0, stale = 0;
+  for (const CallRecord& c : keep.calls) {
+    n_tyres += c.function == tyres->address;
+    stale += !c.effects.stale_stack_reads.empty();
+  }
+  std::printf("nested capture: %zu calls in %zu car steps (%zu of tyres::tyres), %zu with stale stack reads\n",
+              keep.calls.size(), steps, n_tyres, stale);
+  EXPECT_GT(n_tyres, 0u);
+}
+
 TEST(CheckSteps, BadDriverIsAnError) {
   const Recording& r = recording();
   ASSERT_TRUE(r.ok) << r.why;

@@ -341,6 +341,7 @@ TEST(Faults, EveryKindStopsTheCall) {
   f = must_fault("xor ecx, ecx\ndiv ecx\nret", StopKind::kInterrupt);
   EXPECT_EQ(f.interrupt, 0u);
   must_fault("sysenter", StopKind::kSyscall);
+  must_fault("hlt\nret", StopKind::kUnexpectedStop);  // CPL 0: hlt ends emulation quietly
   MachineConfig small;
   small.block_budget = 1000;
   f = must_fault("spin: jmp spin", StopKind::kBudgetExceeded, small);

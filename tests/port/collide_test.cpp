@@ -180,3 +180,45 @@ TEST_F(FactsCollide, WheelLiftedOntoTheFace) {
 }
 
 }  // namespace
+
+namespace {
+
+// F071, F078: the search takes the first ground face: the sector's quads first, then its triangles;
+// faces without the ground bit (a wall, bit 5) are skipped.
+TEST(Collide, F071_SearchTakesQuadsThenTrianglesWithTheGroundBit) {
+  World w;
+  const pod::GuestAddr table = w.flat_track({0});
+  const pod::GuestAddr sector = table;
+  const pod::GuestAddr mesh = w.m.u32(sector);
+  // Add two triangles over the same ground, at z 0: the first a wall, the second ground.
+  const pod::GuestAddr tris = w.alloc(2 * pod::Triangle::kSize);
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    const pod::Triangle t(w.m, tris + k * pod::Triangle::kSize);
+    t.set(pod::Triangle::normal, Vec3{0, 0, 0x10000});
+    t.set(pod::Triangle::corners[0], 0);
+    t.set(pod::Triangle::corners[1], 1);
+    t.set(pod::Triangle::corners[2], 2);  // the a b c half of the quad
+    t.set(pod::Triangle::flags, k == 0 ? pod::face_flags::kWall : pod::face_flags::kGround);
+    t.set(pod::Triangle::surface, std::uint8_t{5});
+  }
+  w.m.put_i16(mesh + pod::Mesh::triangle_count.offset, 2);
+  w.m.put_u32(mesh + pod::Mesh::triangles.offset, tris);
+  const Car car = w.standard_car(0, 0, 0, 0, sector);
+  const Point p = car.point(0);
+  const auto probe = [&] {
+    p.set(Point::touching, std::uint8_t{0});
+    p.set(Point::position, Vec3{10 << 16, -(10 << 16), p.get(Point::radius)});
+    pod::collide::track(w.m, car.addr(), w.driver(0).addr());
+  };
+  probe();
+  EXPECT_EQ(p.get(Point::face_is_quad), 1) << "the quad comes first";
+  // Make the quad a wall: now the second triangle (ground) is taken, not the first (a wall).
+  w.m.put_u8(w.m.u32(mesh + pod::Mesh::quads.offset) + pod::Quad::flags.offset, pod::face_flags::kWall);
+  probe();
+  ASSERT_NE(p.get(Point::touching), 0);
+  EXPECT_EQ(p.get(Point::face_is_quad), 0);
+  EXPECT_EQ(p.get(Point::face_number), 1);
+  EXPECT_EQ(p.get(Point::surface), pod::Surface::at(5));
+}
+
+}  // namespace

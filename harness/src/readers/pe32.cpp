@@ -345,6 +345,14 @@ Result<MapOverReport> map_image_over(Snapshot& snapshot, const Pe32Image& image)
                          image.what, m.name, m.base, image.image_base);
     listed = true;
   }
+  for (const auto& m : snapshot.meta.modules) {
+    // Another module where the image goes: the snapshot is probably not of this program.
+    const std::uint64_t mb = m.base, me = mb + m.size, ib = image.image_base, ie = ib + image.size_of_image;
+    if (file_name_lower(m.name) != want && mb < ie && ib < me)
+      rep.notes.push_back(fmt::format("{}: the snapshot lists {} at 0x{:08x}..0x{:08x}, overlapping the image's range "
+                                      "0x{:08x}..0x{:08x}: is this the right executable?",
+                                      image.what, m.name, mb, me, ib, ie));
+  }
   if (!listed) {
     rep.notes.push_back(fmt::format("{}: the snapshot lists no module of that name: mapped at its ImageBase 0x{:08x}",
                                     image.what, image.image_base));

@@ -36,6 +36,10 @@ inline constexpr GuestAddr kCatchUpBase = 0x4f9848;
 inline constexpr GuestAddr kCatchUpTargetFn = 0x4f984c;
 /// The chassis search's call counter: the chassis point searches every 17th call (000; F075).
 inline constexpr GuestAddr kChassisSearchCounter = 0x4f3310;
+/// The car step's force array: 6 vec3, the five points' forces then the outside force (chosen,
+/// CHOICES "Data blocks", pinned for the port's Q1: the original keeps it in a static block).
+inline constexpr GuestAddr kStepForces = 0x4f3320;
+inline constexpr std::uint32_t kStepForcesSize = 0x48;
 /// Difficulty (000; F127).
 inline constexpr GuestAddr kDifficulty = 0x633334;
 /// [0x63334c] damage option, [0x633314] must be 0 for damage (000; F098).

@@ -23,6 +23,7 @@
 #include <functional>
 #include <vector>
 
+#include "pod/addresses.hpp"
 #include "pod/memory.hpp"
 #include "pod/types.hpp"
 
@@ -33,12 +34,14 @@ namespace pod::step {
 /// stack word the slip ratio lives in (the original's entry esp − 0x400 of forces::grip and
 /// tyres::tyres). Both must be mapped guest memory.
 struct Scratch {
-  /// PROVISIONAL (port/CHOICES.md Q1): the stand-in's force array is "whatever the link gives";
-  /// a replay of a whole 0x41b66c case needs the stand-in's address here.
-  GuestAddr forces = 0x4f3320;
-  /// Any word outside the game's state; the original's is on its stack.
-  GuestAddr stale_slot = 0x4f3320 + 6 * 12;
-  static constexpr std::uint32_t kForcesSize = 6 * 12;
+  /// The force array, 0x48 bytes at 0x4f3320 (chosen, port/CHOICES.md "Data blocks", answer A1 to
+  /// the port's Q1): a replay of a whole 0x41b66c case compares these bytes.
+  GuestAddr forces = addr::kStepForces;
+  /// The slip ratio's word. The original's is on its stack (forces::grip's and tyres::tyres' entry
+  /// esp − 0x400), below the car step's entry esp, so a replay does not compare it: a binding passes
+  /// an address below the case's entry esp; a game any free word (default: right after the forces).
+  GuestAddr stale_slot = addr::kStepForces + addr::kStepForcesSize;
+  static constexpr std::uint32_t kForcesSize = addr::kStepForcesSize;
 };
 
 /// Maps the scratch words in a FlatMemory (for a game), unless mapped already.

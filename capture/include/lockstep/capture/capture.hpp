@@ -13,8 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/base/result.hpp"
+#include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/case.hpp"
 #include "lockstep/cases/case_file.hpp"
+#include "lockstep/harness/machine.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/recorder.hpp"
 
@@ -64,5 +67,36 @@ class CaseCollector final : public harness::CallObserver {
   std::map<harness::GuestAddr, std::uint32_t> calls_this_run_;
   std::uint32_t incomplete_ = 0;
 };
+
+struct CaptureOptions {
+  /// Functions whose every call (nested ones included) becomes a case.
+  std::vector<harness::GuestAddr> functions;
+  Sampling sampling;
+  /// Bytes laid over each recorded state before the run (an analyst's "what if"); cases made with
+  /// pokes are marked poked and list them.
+  std::vector<cases::Poke> pokes;
+  /// The [[driver]] to run; empty: the profile's first driver on CTRL records.
+  std::string driver;
+  /// Thread, block budget, timeout; the FPU default and the stubs come from the profile.
+  harness::MachineConfig machine;
+  /// Identity of the snapshot, written into every case's origin.
+  std::string snapshot_sha256;
+  /// Called after each driver run with (runs done, total runs, cases so far).
+  std::function<void(std::uint64_t, std::uint64_t, std::uint64_t)> progress;
+};
+
+struct CaptureReport {
+  std::string driver;
+  std::uint64_t runs = 0;           ///< records of the driver's kind in the log
+  std::uint64_t runs_captured = 0;  ///< of those, run (sampling took them)
+  std::uint64_t faulted = 0;        ///< runs that stopped on a guest fault
+  std::uint32_t incomplete = 0;     ///< calls cut short by a fault (no case made)
+  std::vector<cases::CaseFile> files;  ///< one per function, ascending by address, code bytes included
+  std::uint64_t cases() const noexcept;
+};
+
+/// Runs the profile's driver over the log's records and records every call of the chosen functions.
+Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,
+                              const CaptureOptions& options);
 
 }  // namespace lockstep::capture

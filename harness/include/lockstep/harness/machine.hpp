@@ -52,7 +52,7 @@ struct MachineConfig {
   std::size_t thread = 0;
   /// Byte-level access recording: one UC_HOOK_MEM_READ + one UC_HOOK_MEM_WRITE hook, registered
   /// before the first emulation. Also gives exact restores (only pages written are copied back).
-  /// Off: no memory hooks at all (about 1.5x faster), CallRecord::effects stay empty, and reset()
+  /// Off: no memory hooks at all (1.2-1.4x faster, tests/bench), CallRecord::effects stay empty, and reset()
   /// compares every writable page with the snapshot.
   bool record = true;
   /// Translated blocks a call may execute before it is stopped (StopKind::kBudgetExceeded); counted

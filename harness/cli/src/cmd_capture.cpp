@@ -1,0 +1,105 @@
+// lockstep capture SNAPSHOT STEPLOG --profile P --fn F ... [--every N] [--max M] [--poke ADDR=HEX ...]
+//   -o CORPUS
+// Runs the profile's driver over the recorded states and writes every call of the chosen functions
+// (nested calls included) as cases into a corpus folder.
+#include <unistd.h>
+
+#include <fmt/ostream.h>
+
+#include "lockstep/base/io.hpp"
+#include "lockstep/capture/capture.hpp"
+#include "lockstep/capture/state_log.hpp"
+#include "lockstep/cases/corpus.hpp"
+#include "lockstep/cli/cli.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/load.hpp"
+#include "lockstep/harness/profile.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct CaptureArgs {
+  std::string snapshot, steplog, profile, out;
+  std::vector<std::string> functions, pokes;
+  std::uint32_t every = 1, max = 0;
+  std::string driver;
+  bool quiet = false;
+};
+
+int run_capture(const CaptureArgs& a, Io& io) {
+  auto profile = harness::load_profile(a.profile);
+  if (!profile.ok()) return report(io, profile.error());
+  auto snap_bytes = read_file(a.snapshot);
+  if (!snap_bytes.ok()) return report(io, snap_bytes.error());
+  auto snapshot = harness::load_snapshot(a.snapshot);
+  if (!snapshot.ok()) return report(io, snapshot.error());
+  auto log = capture::read_state_log(a.steplog);
+  if (!log.ok()) return report(io, log.error());
+  auto log_bytes = read_file(a.steplog);
+  if (!log_bytes.ok()) return report(io, log_bytes.error());
+
+  capture::CaptureOptions opt;
+  opt.sampling = {a.every, a.max};
+  opt.driver = a.driver;
+  opt.snapshot_sha256 = to_hex(sha256(*snap_bytes));
+  for (const auto& f : a.functions) {
+    auto spec = profile->find_function(f);
+    if (!spec.ok()) return report(io, spec.error());
+    opt.functions.push_back((*spec)->address);
+  }
+  const harness::Labeler labels(*profile);
+  for (const auto& p : a.pokes) {
+    auto poke = harness::parse_poke(p, labels);
+    if (!poke.ok()) return report(io, poke.error().wrap("--poke {}", p));
+    opt.pokes.push_back({poke->address, poke->bytes});
+  }
+  const bool tty = !a.quiet && ::isatty(2);
+  if (tty)
+    opt.progress = [&io](std::uint64_t done, std::uint64_t total, std::uint64_t cases) {
+      if (done == total || done % 16 == 0)
+        fmt::print(io.err, "\rcapture: {} / {} steps, {} cases{}", done, total, cases, done == total ? "\n" : "");
+      io.err.flush();
+    };
+  auto rep = capture::capture(*snapshot, *log, *profile, opt);
+  if (!rep.ok()) return report(io, rep.error());
+
+  cases::Manifest m;
+  m.profile = profile->name;
+  m.snapshot_sha256 = opt.snapshot_sha256;
+  m.steplog_sha256 = to_hex(sha256(*log_bytes));
+  m.command = "lockstep capture SNAPSHOT STEPLOG --profile " + std::filesystem::path(a.profile).filename().string();
+  for (const auto& f : a.functions) m.command += " --fn " + f;
+  m.command += fmt::format(" --every {} --max {}", a.every, a.max);
+  for (const auto& p : a.pokes) m.command += " --poke " + p;
+  if (auto s = cases::write_corpus(a.out, m, rep->files); !s.ok()) return report(io, s.error());
+
+  fmt::print(io.out, "driver {}: {} of {} runs captured{}\n", rep->driver, rep->runs_captured, rep->runs,
+             rep->faulted ? fmt::format(", {} faulted", rep->faulted) : std::string());
+  for (const auto& f : rep->files) fmt::print(io.out, "  0x{:08x} {:<28} {} cases\n", f.function, f.name, f.cases.size());
+  fmt::print(io.out, "{} cases written to {}\n", rep->cases(), a.out);
+  if (rep->incomplete) fmt::print(io.out, "{} calls cut short by a fault were not kept\n", rep->incomplete);
+  return rep->faulted ? kExitGuestFault : kExitOk;
+}
+
+std::function<int(Io&)> setup_capture(CLI::App& app) {
+  auto a = std::make_shared<CaptureArgs>();
+  app.add_option("snapshot", a->snapshot, "Whole-process snapshot (lockstep, minidump or ELF core)")->required();
+  app.add_option("steplog", a->steplog, "State log (STEP/CTRL/PHYS records)")->required();
+  app.add_option("--profile", a->profile, "Profile of the original (harness/profiles/pod.toml)")->required();
+  app.add_option("--fn", a->functions, "Function to capture, by name or address; repeatable")->required();
+  app.add_option("--every", a->every, "Take every Nth driver run (state-log record); default 1")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max", a->max, "At most M cases of each function per driver run; default 0 = all");
+  app.add_option("--poke", a->pokes, "ADDR=HEX bytes laid over every state before its run; repeatable");
+  app.add_option("--driver", a->driver, "The profile's [[driver]] to run (default: the one on CTRL records)");
+  app.add_option("-o,--out", a->out, "Corpus folder to write")->required();
+  app.add_flag("--quiet", a->quiet, "No progress line");
+  return [a](Io& io) { return run_capture(*a, io); };
+}
+
+}  // namespace
+
+LOCKSTEP_REGISTER_COMMAND(kCapture, "capture", "Capture every call of chosen original functions into a corpus",
+                          setup_capture);
+
+}  // namespace lockstep::cli
