@@ -29,8 +29,6 @@ struct CaptureArgs {
 int run_capture(const CaptureArgs& a, Io& io) {
   auto profile = harness::load_profile(a.profile);
   if (!profile.ok()) return report(io, profile.error());
-  auto snap_bytes = read_file(a.snapshot);
-  if (!snap_bytes.ok()) return report(io, snap_bytes.error());
   auto snapshot = harness::load_snapshot(a.snapshot);
   if (!snapshot.ok()) return report(io, snapshot.error());
   auto log = capture::read_state_log(a.steplog);
@@ -41,7 +39,7 @@ int run_capture(const CaptureArgs& a, Io& io) {
   capture::CaptureOptions opt;
   opt.sampling = {a.every, a.max};
   opt.driver = a.driver;
-  opt.snapshot_sha256 = to_hex(sha256(*snap_bytes));
+  opt.snapshot_sha256 = snapshot->content_sha256();  // by content: the same state, the same corpus
   for (const auto& f : a.functions) {
     auto spec = profile->find_function(f);
     if (!spec.ok()) return report(io, spec.error());

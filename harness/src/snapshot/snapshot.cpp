@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lockstep/base/byte_reader.hpp"
+#include "lockstep/base/io.hpp"
+
 namespace lockstep::harness {
 
 std::string prot_string(std::uint8_t prot) {
@@ -115,6 +118,32 @@ std::uint64_t Snapshot::total_bytes() const noexcept {
   std::uint64_t t = 0;
   for (const auto& r : regions) t += r.bytes.size();
   return t;
+}
+
+std::string Snapshot::content_sha256() const {
+  Sha256 h;
+  auto feed = [&h](const ByteWriter& w) {
+    h.update({reinterpret_cast<const std::uint8_t*>(w.out().data()), w.out().size()});
+  };
+  for (const Region& r : regions) {
+    ByteWriter w;
+    w.u32(r.base);
+    w.u64(r.bytes.size());
+    w.u8(r.prot);
+    feed(w);
+    h.update(r.bytes);
+  }
+  for (const Thread& t : threads) {
+    ByteWriter w;
+    for (std::uint32_t v : {t.eax, t.ebx, t.ecx, t.edx, t.esi, t.edi, t.ebp, t.esp, t.eip, t.eflags, t.fs_base, t.gs_base})
+      w.u32(v);
+    for (std::uint16_t v : {t.cs, t.ds, t.es, t.fs, t.gs, t.ss, t.x87.control, t.x87.status, t.x87.tag}) w.u16(v);
+    for (const auto& st : t.x87.st) w.bytes(st);
+    w.u32(t.x87.mxcsr);
+    w.u8(t.x87.valid ? 1 : 0);
+    feed(w);
+  }
+  return to_hex(h.finish());
 }
 
 }  // namespace lockstep::harness

@@ -92,6 +92,7 @@ class ByteReader {
 class ByteWriter {
  public:
   std::string& out() noexcept { return out_; }
+  const std::string& out() const noexcept { return out_; }
   std::size_t size() const noexcept { return out_.size(); }
   template <typename T>
   void put(T v) {

@@ -100,6 +100,10 @@ struct Snapshot {
   /// Overwrites bytes at a (must lie within regions).
   Status write(GuestAddr a, std::span<const std::uint8_t> bytes);
   std::uint64_t total_bytes() const noexcept;
+  /// SHA-256 (hex) of what a run depends on: every region (base, size, protection, bytes) and every
+  /// thread's registers, segment bases and x87 state — not the metadata (source, time, notes). Two
+  /// snapshots of the same state give the same hash, whoever took them and when; cases cite it.
+  std::string content_sha256() const;
   /// Member-wise equality (every byte, register and metadata field): the round-trip identity.
   bool operator==(const Snapshot&) const = default;
 };
