@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lockstep/capture/driver.hpp"
 #include "lockstep/harness/disasm.hpp"
 
 namespace lockstep::capture {
@@ -160,41 +161,19 @@ void attach_code(cases::CaseFile& f, const harness::Snapshot& snapshot, const ha
   }
 }
 
-Result<RecordKind> record_kind(const std::string& s) {
-  if (s == "STEP") return RecordKind::kStep;
-  if (s == "CTRL") return RecordKind::kCtrl;
-  if (s == "PHYS") return RecordKind::kPhys;
-  return Error::make(Errc::kMalformed, "driver record kind \"{}\" is not STEP, CTRL or PHYS", s);
-}
-
 }  // namespace
 
 Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,
                               const CaptureOptions& options) {
   using namespace lockstep::harness;
-  const DriverSpec* driver = options.driver.empty() ? profile.driver_for_record("CTRL")
-                                                    : profile.driver_by_name(options.driver);
-  if (!driver)
-    return Error::make(Errc::kNotFound, "{} has no [[driver]] {}", profile.source,
-                       options.driver.empty() ? std::string("on CTRL records") : "named '" + options.driver + "'");
   if (options.functions.empty()) return Error::make(Errc::kUsage, "capture needs at least one function (--fn)");
-  LOCKSTEP_TRY(RecordKind run_kind, record_kind(driver->record));
-
-  CallSpec spec;
-  spec.function = driver->function;
-  if (const FunctionSpec* f = profile.function_at(driver->function)) {
-    spec.convention = f->convention;
-    spec.returns = f->returns;
-  }
+  LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, options.driver));
+  const DriverSpec* driver = resolved.spec;
+  const RecordKind run_kind = resolved.run_kind;
+  CallSpec spec = resolved.call;
   MachineConfig cfg = options.machine;
-  const MachineConfig from_profile = config_from_profile(profile);
-  cfg.default_fpu_control = from_profile.default_fpu_control;
-  cfg.default_mxcsr = from_profile.default_mxcsr;
-  cfg.stubs = from_profile.stubs;
-  cfg.record = true;
   cfg.watched = options.functions;
-  LOCKSTEP_TRY(auto machine, Machine::create(snapshot, cfg));
-  for (const std::string& s : driver->stubs) LOCKSTEP_TRY_STATUS(machine->set_stub_active(s, true));
+  LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, cfg));
 
   CaseCollector collector(profile, options.functions, options.sampling);
   machine->set_observer(&collector);
@@ -210,28 +189,11 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
                      static_cast<std::uint32_t>(std::max(rec.racer, 0))};
     if (collector.begin_run(origin)) {
       ++report.runs_captured;
-      machine->reset();
-      for (const Block& b : rec.blocks)
-        if (auto w = machine->write(b.address, b.bytes); !w.ok())
-          return Error::make(Errc::kMalformed, "{} record of step {} racer {}: block at 0x{:08x}: {}", driver->record,
-                             rec.step, rec.racer, b.address, w.error().message);
+      LOCKSTEP_TRY_STATUS(lay_record(*machine, rec, driver->record));
       for (const auto& p : options.pokes)
         if (auto w = machine->write(p.address, p.bytes); !w.ok())
           return Error::make(Errc::kUsage, "--poke at 0x{:08x}: {}", p.address, w.error().message);
-      spec.args.clear();
-      for (const DriverArg& a : driver->args) {
-        if (a.instance.empty()) {
-          spec.args.push_back(Arg::u32(a.value));
-          continue;
-        }
-        const InstanceSpec* in = profile.instance_by_name(a.instance);
-        const StructSpec* st = in ? profile.struct_by_name(in->struct_name) : nullptr;
-        if (!in || !st) return Error::make(Errc::kMalformed, "driver '{}': no instance '{}'", driver->name, a.instance);
-        const std::uint32_t index = in->count > 1 ? static_cast<std::uint32_t>(std::max(rec.racer, 0)) : 0;
-        if (index >= in->count)
-          return Error::make(Errc::kMalformed, "step {}: racer {} has no {}[{}]", rec.step, rec.racer, a.instance, index);
-        spec.args.push_back(Arg::u32(in->base + index * st->size));
-      }
+      LOCKSTEP_TRY(spec.args, driver_args(profile, *driver, rec));
       LOCKSTEP_TRY(CallOutcome out, machine->call(spec));
       if (out.fault) ++report.faulted;
     }

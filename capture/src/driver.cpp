@@ -22,35 +22,79 @@ RecordKind kind_of(const std::string& s, bool& ok) {
 
 }  // namespace
 
-Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& log, const Profile& profile,
-                                    const StepCheckOptions& options) {
-  const DriverSpec* driver = options.driver.empty() ? profile.driver_for_record("CTRL")
-                                                    : profile.driver_by_name(options.driver);
-  if (!driver)
+Result<ResolvedDriver> resolve_driver(const Profile& profile, const std::string& name) {
+  ResolvedDriver d;
+  d.spec = name.empty() ? profile.driver_for_record("CTRL") : profile.driver_by_name(name);
+  if (!d.spec)
     return Error::make(Errc::kNotFound, "{} has no [[driver]] {}", profile.source,
-                       options.driver.empty() ? std::string("on CTRL records") : "named '" + options.driver + "'");
+                       name.empty() ? std::string("on CTRL records") : "named '" + name + "'");
   bool ok1 = false, ok2 = false;
-  const RecordKind run_kind = kind_of(driver->record, ok1);
-  const RecordKind compare_kind = kind_of(driver->compare, ok2);
+  d.run_kind = kind_of(d.spec->record, ok1);
+  d.compare_kind = kind_of(d.spec->compare, ok2);
   if (!ok1 || !ok2)
     return Error::make(Errc::kMalformed, "{}:{}: driver '{}': records are STEP, CTRL or PHYS", profile.source,
-                       driver->line, driver->name);
-
-  CallSpec spec;
-  spec.function = driver->function;
-  if (const FunctionSpec* f = profile.function_at(driver->function)) {
-    spec.convention = f->convention;
-    spec.returns = f->returns;
+                       d.spec->line, d.spec->name);
+  d.call.function = d.spec->function;
+  if (const FunctionSpec* f = profile.function_at(d.spec->function)) {
+    d.call.convention = f->convention;
+    d.call.returns = f->returns;
   }
+  return d;
+}
 
-  MachineConfig cfg = options.machine;
+Result<std::unique_ptr<Machine>> driver_machine(const Snapshot& snapshot, const Profile& profile,
+                                                const ResolvedDriver& driver, MachineConfig cfg) {
   const MachineConfig from_profile = config_from_profile(profile);
   cfg.default_fpu_control = from_profile.default_fpu_control;
   cfg.default_mxcsr = from_profile.default_mxcsr;
   cfg.stubs = from_profile.stubs;
-  cfg.record = true;  // exact restores between steps (only the pages a step wrote are copied back)
+  cfg.record = true;  // exact restores between runs (only the pages a run wrote are copied back)
   LOCKSTEP_TRY(auto machine, Machine::create(snapshot, cfg));
-  for (const std::string& s : driver->stubs) LOCKSTEP_TRY_STATUS(machine->set_stub_active(s, true));
+  for (const std::string& s : driver.spec->stubs) LOCKSTEP_TRY_STATUS(machine->set_stub_active(s, true));
+  return machine;
+}
+
+Status lay_record(Machine& machine, const Record& rec, const std::string& kind) {
+  machine.reset();
+  for (const Block& b : rec.blocks) {
+    auto w = machine.write(b.address, b.bytes);
+    if (!w.ok())
+      return Error::make(Errc::kMalformed, "{} record of step {} racer {}: block at 0x{:08x} ({} bytes): {}", kind,
+                         rec.step, rec.racer, b.address, b.bytes.size(), w.error().message);
+  }
+  return {};
+}
+
+Result<std::vector<Arg>> driver_args(const Profile& profile, const DriverSpec& driver, const Record& rec) {
+  std::vector<Arg> args;
+  for (const DriverArg& a : driver.args) {
+    if (a.instance.empty()) {
+      args.push_back(Arg::u32(a.value));
+      continue;
+    }
+    const InstanceSpec* in = profile.instance_by_name(a.instance);
+    const StructSpec* st = in ? profile.struct_by_name(in->struct_name) : nullptr;
+    if (!in || !st) return Error::make(Errc::kMalformed, "driver '{}': no instance '{}'", driver.name, a.instance);
+    std::uint32_t index = 0;
+    if (in->count > 1) {
+      if (rec.racer < 0 || static_cast<std::uint32_t>(rec.racer) >= in->count)
+        return Error::make(Errc::kMalformed, "step {}: racer {} has no {}[{}] (count {})", rec.step, rec.racer,
+                           a.instance, rec.racer, in->count);
+      index = static_cast<std::uint32_t>(rec.racer);
+    }
+    args.push_back(Arg::u32(in->base + index * st->size));
+  }
+  return args;
+}
+
+Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& log, const Profile& profile,
+                                    const StepCheckOptions& options) {
+  LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, options.driver));
+  const DriverSpec* driver = resolved.spec;
+  const RecordKind run_kind = resolved.run_kind;
+  const RecordKind compare_kind = resolved.compare_kind;
+  CallSpec spec = resolved.call;
+  LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, options.machine));
   const Labeler labels(profile);
 
   // Compare records by (step, racer): the first one after its run record.
@@ -87,31 +131,8 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
       continue;
     }
 
-    machine->reset();
-    for (const Block& b : rec.blocks) {
-      auto w = machine->write(b.address, b.bytes);
-      if (!w.ok())
-        return Error::make(Errc::kMalformed, "{} record of step {} racer {}: block at 0x{:08x} ({} bytes): {}",
-                           driver->record, rec.step, rec.racer, b.address, b.bytes.size(), w.error().message);
-    }
-    spec.args.clear();
-    for (const DriverArg& a : driver->args) {
-      if (a.instance.empty()) {
-        spec.args.push_back(Arg::u32(a.value));
-        continue;
-      }
-      const InstanceSpec* in = profile.instance_by_name(a.instance);
-      const StructSpec* st = in ? profile.struct_by_name(in->struct_name) : nullptr;
-      if (!in || !st) return Error::make(Errc::kMalformed, "driver '{}': no instance '{}'", driver->name, a.instance);
-      std::uint32_t index = 0;
-      if (in->count > 1) {
-        if (rec.racer < 0 || static_cast<std::uint32_t>(rec.racer) >= in->count)
-          return Error::make(Errc::kMalformed, "step {}: racer {} has no {}[{}] (count {})", rec.step, rec.racer,
-                             a.instance, rec.racer, in->count);
-        index = static_cast<std::uint32_t>(rec.racer);
-      }
-      spec.args.push_back(Arg::u32(in->base + index * st->size));
-    }
+    LOCKSTEP_TRY_STATUS(lay_record(*machine, rec, driver->record));
+    LOCKSTEP_TRY(spec.args, driver_args(profile, *driver, rec));
     LOCKSTEP_TRY(CallOutcome out, machine->call(spec));
     report.blocks += out.blocks;
     if (out.fault) {

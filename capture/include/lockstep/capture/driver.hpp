@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,27 @@ struct StepCheckReport {
   std::vector<StepMismatch> mismatches;  ///< the first max_reports
   bool all_matched() const noexcept { return total > 0 && matched == total; }
 };
+
+/// A driver resolved against a profile: the function, its convention, the record kinds it runs on
+/// and compares with.
+struct ResolvedDriver {
+  const harness::DriverSpec* spec = nullptr;
+  RecordKind run_kind = RecordKind::kCtrl;
+  RecordKind compare_kind = RecordKind::kPhys;
+  harness::CallSpec call;  ///< function, convention, returns (arguments per record: driver_args)
+};
+/// The named driver (empty: the first on CTRL records), or kNotFound / kMalformed.
+Result<ResolvedDriver> resolve_driver(const harness::Profile& profile, const std::string& name);
+/// A machine for a driver: the profile's FPU default and stubs (the driver's own switched on), with
+/// recording on (exact restores between runs).
+Result<std::unique_ptr<harness::Machine>> driver_machine(const harness::Snapshot& snapshot,
+                                                          const harness::Profile& profile,
+                                                          const ResolvedDriver& driver, harness::MachineConfig cfg);
+/// Resets the machine and lays a record's blocks over it.
+Status lay_record(harness::Machine& machine, const Record& record, const std::string& kind);
+/// The driver's arguments for a record's racer (instances indexed by the racer).
+Result<std::vector<harness::Arg>> driver_args(const harness::Profile& profile, const harness::DriverSpec& driver,
+                                              const Record& record);
 
 /// Runs the driver on every record of its kind and compares with its compare record (the next
 /// record of that kind for the same step and racer). Errors: no such driver, a record kind the log
