@@ -13,13 +13,35 @@ Vec3 vertex(Memory& m, GuestAddr mesh, std::uint32_t n) {
   return m.vec3(Mesh(m, mesh).get(Mesh::vertices) + Mesh::kVertexSize * n);
 }
 
+// A face's corner vertices, each loaded (its u16 number, then the vertex) the first time an
+// edge needs it: the original reads only the corners its tests reach (CHOICES "Replay findings" R2).
+class Corners {
+ public:
+  Corners(Memory& m, GuestAddr mesh, GuestAddr numbers) : m_(m), mesh_(mesh), numbers_(numbers) {}
+  const Vec3& operator[](int k) {
+    if (!have_[k]) {
+      v_[k] = vertex(m_, mesh_, m_.u16(numbers_ + 2u * static_cast<std::uint32_t>(k)));
+      have_[k] = true;
+    }
+    return v_[k];
+  }
+
+ private:
+  Memory& m_;
+  GuestAddr mesh_;
+  GuestAddr numbers_;
+  Vec3 v_[4];
+  bool have_[4] = {false, false, false, false};
+};
+
 // inside(a, b, c) with normal n: each edge (a, b), (b, c), (c, a) in turn keeps P on its inner side;
-// stops at the first failure.
-bool inside(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& n) {
-  const Vec3* corners[3] = {&a, &b, &c};
+// stops at the first failure. a, b, c are corner indices into `corners`.
+bool inside(Memory& m, const Vec3& p, Corners& corners, int a, int b, int c, GuestAddr normal) {
+  const int order[3] = {a, b, c};
+  const Vec3 n = m.vec3(normal);
   for (int e = 0; e < 3; ++e) {
-    const Vec3& u = *corners[e];
-    const Vec3& v = *corners[(e + 1) % 3];
+    const Vec3 u = corners[order[e]];
+    const Vec3 v = corners[order[(e + 1) % 3]];
     if (math::dot16(math::cross16(sub(v, u), sub(p, u)), n) < 0) return false;
   }
   return true;
@@ -85,11 +107,14 @@ bool search(Memory& m, const Point& p, const Vec3& pos, Fixed radius, GuestAddr 
   return false;
 }
 
+// lo.x ≤ p.x, p.x ≤ hi.x, lo.y ≤ p.y, p.y ≤ hi.y, lo.z ≤ p.z, p.z ≤ hi.z in that order, each word
+// loaded when its comparison is made, stopping at the first false (CHOICES "Replay findings" R3).
 bool within_bounds(Memory& m, GuestAddr sector, const Vec3& p) {
-  const Vec3 lo = m.vec3(sector + Sector::bounds_low.offset);
-  const Vec3 hi = m.vec3(sector + Sector::bounds_high.offset);
-  for (int k = 0; k < 3; ++k) {
-    if (p[k] < lo[k] || p[k] > hi[k]) return false;
+  const GuestAddr lo = sector + Sector::bounds_low.offset;
+  const GuestAddr hi = sector + Sector::bounds_high.offset;
+  for (std::uint32_t k = 0; k < 3; ++k) {
+    if (m.i32(lo + 4 * k) > p[static_cast<int>(k)]) return false;
+    if (p[static_cast<int>(k)] > m.i32(hi + 4 * k)) return false;
   }
   return true;
 }
@@ -98,27 +123,22 @@ bool within_bounds(Memory& m, GuestAddr sector, const Vec3& p) {
 
 // FUN_00424ba4
 int over_quad(Memory& m, GuestAddr point, GuestAddr quad, GuestAddr mesh) {
-  const Quad q(m, quad);
-  const Vec3 a = vertex(m, mesh, q.get(Quad::corners[0]));
-  const Vec3 b = vertex(m, mesh, q.get(Quad::corners[1]));
-  const Vec3 c = vertex(m, mesh, q.get(Quad::corners[2]));
-  const Vec3 d = vertex(m, mesh, q.get(Quad::corners[3]));
+  Corners k(m, mesh, quad + Quad::corners.offset);
+  const Vec3 a = k[0];
+  const Vec3 c = k[2];
   const Vec3 p = m.vec3(point + Point::position.offset);
   const Vec3 x = math::cross16(sub(c, a), sub(p, a));
-  if (math::dot16(x, q.get(Quad::normal)) < 0) {
-    return inside(p, a, b, c, q.get(Quad::normal_abc)) ? 1 : 0;
+  if (math::dot16(x, m.vec3(quad + Quad::normal.offset)) < 0) {
+    return inside(m, p, k, 0, 1, 2, quad + Quad::normal_abc.offset) ? 1 : 0;
   }
-  return inside(p, c, d, a, q.get(Quad::normal_cda)) ? 2 : 0;
+  return inside(m, p, k, 2, 3, 0, quad + Quad::normal_cda.offset) ? 2 : 0;
 }
 
 // FUN_00424ee4
 int over_triangle(Memory& m, GuestAddr point, GuestAddr triangle, GuestAddr mesh) {
-  const Triangle t(m, triangle);
-  const Vec3 a = vertex(m, mesh, t.get(Triangle::corners[0]));
-  const Vec3 b = vertex(m, mesh, t.get(Triangle::corners[1]));
-  const Vec3 c = vertex(m, mesh, t.get(Triangle::corners[2]));
+  Corners k(m, mesh, triangle + Triangle::corners.offset);
   const Vec3 p = m.vec3(point + Point::position.offset);
-  return inside(p, a, b, c, t.get(Triangle::normal)) ? 1 : 0;
+  return inside(m, p, k, 0, 1, 2, triangle + Triangle::normal.offset) ? 1 : 0;
 }
 
 // FUN_004174f8

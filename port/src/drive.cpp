@@ -141,7 +141,7 @@ Fixed torque(Memory& m, GuestAddr car, GuestAddr driver) {
     } else if (w > c.get(Car::idle)) {
       t = wrap_neg(mul16(mul16(cv, r), 0x4000));  // F044: a quarter, against the gear (chosen reading)
     }
-    if ((Driver(m, driver).get(Driver::flags) & 1u) != 0) t = mul16(t, kHumanTorque);  // F043
+    if ((Driver(m, driver).get(Driver::flags_low) & 1u) != 0) t = mul16(t, kHumanTorque);  // F043
   }
   c.set(Car::torque_out, t);
   return t;

@@ -27,7 +27,7 @@ void map_scratch(FlatMemory& m, const Scratch& s) {
 void catch_up(Memory& m, GuestAddr car, GuestAddr driver) {
   const Driver d(m, driver);
   const GuestAddr rec = d.get(Driver::catch_up);
-  if ((d.get(Driver::flags) & 2u) == 0 || rec == 0) return;
+  if ((d.get(Driver::flags_low) & 2u) == 0 || rec == 0) return;
   const Car c(m, car);
   const std::int32_t target = m.i32(rec + 0);
   const Car other(m, Car::at(addr::kRaceCars, target));

@@ -222,3 +222,29 @@ TEST(Collide, F071_SearchTakesQuadsThenTrianglesWithTheGroundBit) {
 }
 
 }  // namespace
+
+namespace {
+
+// The replay compares read sets: the face tests load a corner only when an edge needs it, and the
+// bounds test stops at the first failing comparison (port/CHOICES.md "Replay findings" R2, R3).
+TEST_F(FactsCollide, FaceAndBoundsTestsReadOnlyWhatTheyCompare) {
+  podtest::RecordingMemory rec(w.m);
+  const pod::GuestAddr verts = w.m.u32(mesh(0) + pod::Mesh::vertices.offset);
+  place_wheel(0, Vec3{-(10 << 16), 20 << 16, 0});  // the c d a half: corner b (vertex 1) unused
+  EXPECT_EQ(pod::collide::over_quad(rec, car.point(0).addr(), quad(0), mesh(0)), 2);
+  EXPECT_FALSE(rec.read_in(verts + 12, verts + 24)) << "vertex b";
+  EXPECT_FALSE(rec.read_in(quad(0) + 0x2e, quad(0) + 0x30)) << "corner b's number";
+  EXPECT_TRUE(rec.read_in(verts + 36, verts + 48)) << "vertex d";
+  // A point in sector 0 whose own sector is 1: sector 1's low x already fails.
+  rec.clear();
+  car.point(0).set(Point::touching, std::uint8_t{0});
+  car.point(0).set(Point::sector, sector(1));
+  car.set(Car::track_calls, 0);
+  place_wheel(0, Vec3{1 << 16, 1 << 16, car.point(0).get(Point::radius)});
+  pod::collide::track(rec, car.addr(), w.driver(0).addr());
+  EXPECT_TRUE(touching(0)) << "found through the neighbour, sector 0";
+  EXPECT_TRUE(rec.read_in(sector(1) + 0x10, sector(1) + 0x14));
+  EXPECT_FALSE(rec.read_in(sector(1) + 0x14, sector(1) + 0x28)) << "nothing after the failing low x";
+}
+
+}  // namespace

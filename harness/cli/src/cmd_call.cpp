@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lockstep/cli/cli.hpp"
+#include "lockstep/cli/image_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/machine.hpp"
@@ -45,9 +46,9 @@ nlohmann::json regs_json(const Registers& r) {
           {"fpu_control", fmt::format("0x{:04x}", r.x87.control)}, {"fpu_status", fmt::format("0x{:04x}", r.x87.status)}};
 }
 
-Result<int> run_call(Io& io, const CallOptions& o) {
+Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(Profile profile, load_profile(o.profile));
-  LOCKSTEP_TRY(Snapshot snap, load_snapshot(o.snapshot));
+  LOCKSTEP_TRY(Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
   const Labeler labels(profile);
 
   CallSpec spec;
@@ -138,8 +139,9 @@ std::function<int(Io&)> setup_call(CLI::App& app) {
   app.add_option("--thread", o->thread, "Snapshot thread whose registers and stack the call uses (default 0)");
   app.add_option("--budget", o->budget, "Translated blocks the call may run before it is stopped (0 = no limit)");
   app.add_flag("--json", o->json, "Print JSON");
-  return [o](Io& io) {
-    auto r = run_call(io, *o);
+  auto image = add_image_option(app);
+  return [o, image](Io& io) {
+    auto r = run_call(io, *o, *image);
     return r.ok() ? *r : report(io, r.error());
   };
 }

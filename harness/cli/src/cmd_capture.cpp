@@ -11,6 +11,7 @@
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
+#include "lockstep/cli/image_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -26,10 +27,10 @@ struct CaptureArgs {
   bool quiet = false;
 };
 
-int run_capture(const CaptureArgs& a, Io& io) {
+int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   auto profile = harness::load_profile(a.profile);
   if (!profile.ok()) return report(io, profile.error());
-  auto snapshot = harness::load_snapshot(a.snapshot);
+  auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
   if (!snapshot.ok()) return report(io, snapshot.error());
   auto log = capture::read_state_log(a.steplog);
   if (!log.ok()) return report(io, log.error());
@@ -92,7 +93,8 @@ std::function<int(Io&)> setup_capture(CLI::App& app) {
   app.add_option("--driver", a->driver, "The profile's [[driver]] to run (default: the one on CTRL records)");
   app.add_option("-o,--out", a->out, "Corpus folder to write")->required();
   app.add_flag("--quiet", a->quiet, "No progress line");
-  return [a](Io& io) { return run_capture(*a, io); };
+  auto image = add_image_option(app);
+  return [a, image](Io& io) { return run_capture(*a, *image, io); };
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cli/cli.hpp"
+#include "lockstep/cli/image_option.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
 
@@ -28,9 +29,9 @@ struct CheckStepsOptions {
   std::uint64_t budget = harness::MachineConfig{}.block_budget;
 };
 
-Result<int> run_check_steps(Io& io, const CheckStepsOptions& o) {
+Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(o.profile));
-  LOCKSTEP_TRY(harness::Snapshot snap, harness::load_snapshot(o.snapshot));
+  LOCKSTEP_TRY(harness::Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
   LOCKSTEP_TRY(capture::StateLog log, capture::read_state_log(o.steplog));
   capture::StepCheckOptions opt;
   opt.driver = o.driver;
@@ -59,8 +60,9 @@ std::function<int(Io&)> setup_check_steps(CLI::App& app) {
   app.add_option("--reports", o->max_reports, "Mismatching steps shown in detail (default 10)");
   app.add_option("--thread", o->thread, "Snapshot thread whose registers and stack the steps use");
   app.add_option("--budget", o->budget, "Translated blocks one step may run (0 = no limit)");
-  return [o](Io& io) {
-    auto r = run_check_steps(io, *o);
+  auto image = add_image_option(app);
+  return [o, image](Io& io) {
+    auto r = run_check_steps(io, *o, *image);
     return r.ok() ? *r : report(io, r.error());
   };
 }

@@ -1,8 +1,9 @@
 #include "pod/bindings/bindings.hpp"
 
 #include <cstring>
+#include <vector>
 
-#include "pod/math.hpp"
+#include "registry.hpp"
 
 namespace pod::bindings {
 
@@ -44,24 +45,30 @@ PortEffects run_on_case(const Case& c, const std::function<Returned(pod::Memory&
 
 std::uint32_t stack_arg(pod::Memory& m, const Case& c, unsigned n) { return m.u32(c.in.esp + 4 + 4 * n); }
 
-namespace {
+namespace detail {
 
-lockstep::cases::Binding make(GuestAddr address, std::string name,
-                              std::function<Returned(pod::Memory&, const Case&)> body) {
-  return {address, std::move(name), [body = std::move(body)](const Case& c) { return run_on_case(c, body); }};
+lockstep::cases::Binding make(GuestAddr address, std::string name, Body body, FrameWord frame_word) {
+  if (!frame_word)
+    return {address, std::move(name), [body = std::move(body)](const Case& c) { return run_on_case(c, body); }};
+  return {address, std::move(name), [body = std::move(body), frame_word = std::move(frame_word)](const Case& c) {
+            PortEffects fx = run_on_case(c, body);
+            const GuestAddr w = frame_word(c);
+            for (GuestAddr a = w; a != w + 4; ++a)
+              if (c.is_stale(a)) fx.writes.erase(a);  // only ever a word of the callee's own frame
+            return fx;
+          }};
 }
 
-Returned ret_eax(std::int32_t v) { return Returned{static_cast<std::uint32_t>(v), 0, std::nullopt}; }
-
-}  // namespace
+}  // namespace detail
 
 lockstep::cases::BindingSet all() {
   lockstep::cases::BindingSet set;
-  // --- arithmetic layer (port/CHOICES.md, "Arithmetic layer and tables") ---
-  // FUN_004d41a0 dot16: eax = a, edx = b → eax.
-  set.push_back(make(0x4d41a0, "math::dot16", [](pod::Memory& m, const Case& c) {
-    return ret_eax(math::dot16(m.vec3(c.in.eax), m.vec3(c.in.edx)));
-  }));
+  detail::add_math(set);
+  detail::add_drive(set);
+  detail::add_forces(set);
+  detail::add_body(set);
+  detail::add_collide(set);
+  detail::add_step(set);
   return set;
 }
 

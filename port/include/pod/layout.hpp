@@ -209,6 +209,8 @@ class Driver : public RecordView {
   static constexpr Field<GuestAddr> tracker_point{0x30};
   static constexpr Field<std::uint32_t> input{0x34};    // input bits, low 16 bits used (F027; A04)
   static constexpr Field<std::uint32_t> flags{0x38};    // bit 0 human, bit 1 computer car (F151)
+  static constexpr Field<std::uint8_t> flags_low{0x38}; // its low byte, as the step's tests load it
+                                                        // (CHOICES "Replay findings" R1)
   static constexpr Field<std::int32_t> steering{0x40};  // chosen (CHOICES "Records")
   static constexpr Field<std::int32_t> throttle{0x44};  // chosen
   static constexpr Field<std::int32_t> brake{0x48};     // chosen

@@ -111,8 +111,9 @@ using Status = Result<void>;
   if (!LOCKSTEP_CONCAT(_lockstep_r_, __LINE__).ok())                    \
     return std::move(LOCKSTEP_CONCAT(_lockstep_r_, __LINE__)).error();  \
   decl = std::move(LOCKSTEP_CONCAT(_lockstep_r_, __LINE__)).value()
-#define LOCKSTEP_TRY_STATUS(expr)                                       \
-  do {                                                                  \
-    auto _lockstep_s = (expr);                                          \
-    if (!_lockstep_s.ok()) return std::move(_lockstep_s).error();       \
+#define LOCKSTEP_TRY_STATUS(expr)                                                   \
+  do {                                                                              \
+    auto LOCKSTEP_CONCAT(_lockstep_s_, __LINE__) = (expr);                          \
+    if (!LOCKSTEP_CONCAT(_lockstep_s_, __LINE__).ok())                              \
+      return std::move(LOCKSTEP_CONCAT(_lockstep_s_, __LINE__)).error();            \
   } while (0)

@@ -1,0 +1,38 @@
+// Shared by the per-module binding sources: how a binding is made, and each module's registration.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "pod/bindings/bindings.hpp"
+
+namespace pod::bindings::detail {
+
+using lockstep::cases::Case;
+
+using Body = std::function<Returned(pod::Memory&, const Case&)>;
+
+/// A word of the original's own stack frame the port is handed (the stale slip-ratio slot): given
+/// a case, its address (an empty FrameWord: none). The port's writes to those 4 bytes are the callee's
+/// frame, below the case's entry esp, and are not compared, as the original's are not (design.md
+/// "Case semantics"); every other port write is.
+using FrameWord = std::function<GuestAddr(const Case&)>;
+
+lockstep::cases::Binding make(GuestAddr address, std::string name, Body body, FrameWord frame_word = {});
+
+inline Returned ret_none() { return Returned{}; }
+inline Returned ret_eax(std::int32_t v) { return Returned{static_cast<std::uint32_t>(v), 0, std::nullopt}; }
+
+/// The stale slot of forces::grip and tyres::tyres: the word at the callee's entry esp − 0x400
+/// (port/CHOICES.md "forces::grip", "tyres::tyres"; the case's in.esp is that entry esp).
+inline GuestAddr stale_slot(const Case& c) { return c.in.esp - 0x400; }
+
+void add_math(lockstep::cases::BindingSet& set);
+void add_drive(lockstep::cases::BindingSet& set);
+void add_forces(lockstep::cases::BindingSet& set);
+void add_body(lockstep::cases::BindingSet& set);
+void add_collide(lockstep::cases::BindingSet& set);
+void add_step(lockstep::cases::BindingSet& set);
+
+}  // namespace pod::bindings::detail
