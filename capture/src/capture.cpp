@@ -174,6 +174,15 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   MachineConfig cfg = options.machine;
   cfg.watched = options.functions;
   LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, cfg));
+  // A function the driver replaces by a stub would give cases of the stub, not of the original.
+  for (const std::string& stub : driver->stubs) {
+    auto at = machine->stub_address(stub);
+    if (at.ok() && std::find(options.functions.begin(), options.functions.end(), *at) != options.functions.end())
+      return Error::make(Errc::kUsage,
+                         "0x{:08x} is stubbed by driver '{}' (stub '{}'): its cases would record the stub, not the "
+                         "original; capture it with a driver that runs it",
+                         *at, driver->name, stub);
+  }
 
   CaseCollector collector(profile, options.functions, options.sampling);
   machine->set_observer(&collector);
