@@ -5,6 +5,10 @@
 // Defaults: the checked-in stand-in corpus (cases/standin) and POD's profile.
 #include <gtest/gtest.h>
 
+#ifndef GATE_DEFAULT_CORPUS
+#define GATE_DEFAULT_CORPUS LOCKSTEP_SOURCE_DIR "/cases/standin"
+#endif
+
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -116,7 +120,7 @@ std::string flag(int& argc, char** argv, const char* name, std::string def) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string corpus_dir = flag(argc, argv, "--corpus", LOCKSTEP_SOURCE_DIR "/cases/standin");
+  std::string corpus_dir = flag(argc, argv, "--corpus", GATE_DEFAULT_CORPUS);
   std::string profile = flag(argc, argv, "--profile", LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml");
   ::testing::InitGoogleTest(&argc, argv);
   auto gate = std::make_unique<Gate>();
