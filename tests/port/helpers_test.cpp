@@ -7,36 +7,13 @@
 #include <random>
 
 #include "pod/body.hpp"
+#include "exact.hpp"
 #include "pod/math.hpp"
 #include "pod/tables.hpp"
 #include "world.hpp"
 
 namespace {
 
-__extension__ typedef __int128 i128;
-
-i128 div_round_even(i128 n, i128 d) {
-  i128 q = n / d;
-  i128 r = n % d;
-  if (r < 0) {
-    r += d;
-    q -= 1;
-  }
-  if (2 * r > d || (2 * r == d && (q & 1) != 0)) q += 1;
-  return q;
-}
-
-i128 round53(i128 v) {
-  const bool neg = v < 0;
-  i128 a = neg ? -v : v;
-  int bits = 0;
-  for (i128 t = a; t != 0; t >>= 1) ++bits;
-  if (bits > 53) {
-    const i128 unit = i128{1} << (bits - 53);
-    a = div_round_even(a, unit) * unit;
-  }
-  return neg ? -a : a;
-}
 
 std::int32_t low32(i128 q) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(q))); }
 
