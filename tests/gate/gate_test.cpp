@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -30,32 +29,8 @@ struct Gate {
   cases::Corpus corpus;
   std::optional<harness::Labeler> labeler;
   cases::BindingSet bindings = pod::bindings::all();
-  harness::Disassembler dis;
 
-  harness::Namer namer() {
-    harness::Namer n;
-    if (labeler)
-      n.field = [this](std::uint32_t a) -> std::optional<harness::FieldName> {
-        auto f = labeler->field(a);
-        return harness::FieldName{f.start, f.size, f.text()};
-      };
-    n.disassembly = [this](std::uint32_t fn) -> std::string {
-      for (const auto& f : corpus.files) {
-        if (f.function != fn || f.code.empty()) continue;
-        harness::ReadMemory read = [&f](std::uint32_t addr, std::uint32_t size) {
-          std::vector<std::uint8_t> out;
-          if (addr < f.code_base || addr - f.code_base >= f.code.size()) return out;
-          std::size_t off = addr - f.code_base, k = std::min<std::size_t>(size, f.code.size() - off);
-          out.assign(f.code.begin() + static_cast<std::ptrdiff_t>(off),
-                     f.code.begin() + static_cast<std::ptrdiff_t>(off + k));
-          return out;
-        };
-        return harness::format_listing(dis.function(read, fn, 200));
-      }
-      return {};
-    };
-    return n;
-  }
+  harness::Namer namer() { return harness::corpus_namer(corpus, labeler ? &*labeler : nullptr, 200); }
 };
 
 Gate* g_gate = nullptr;

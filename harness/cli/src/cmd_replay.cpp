@@ -8,7 +8,6 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -78,27 +77,7 @@ int run_replay(const ReplayArgs& a, Io& io) {
   auto result = harness::replay(*corpus, pod::bindings::all(), opt);
   if (!result.ok()) return report(io, result.error());
 
-  harness::Disassembler dis;
-  harness::Namer namer;
-  if (labeler)
-    namer.field = [&](std::uint32_t addr) -> std::optional<harness::FieldName> {
-      auto f = labeler->field(addr);
-      return harness::FieldName{f.start, f.size, f.text()};
-    };
-  namer.disassembly = [&](std::uint32_t fn) -> std::string {
-    for (const auto& f : corpus->files) {
-      if (f.function != fn || f.code.empty()) continue;
-      harness::ReadMemory read = [&](std::uint32_t addr, std::uint32_t size) {
-        std::vector<std::uint8_t> out;
-        if (addr < f.code_base || addr - f.code_base >= f.code.size()) return out;
-        std::size_t off = addr - f.code_base, n = std::min<std::size_t>(size, f.code.size() - off);
-        out.assign(f.code.begin() + static_cast<std::ptrdiff_t>(off), f.code.begin() + static_cast<std::ptrdiff_t>(off + n));
-        return out;
-      };
-      return harness::format_listing(dis.function(read, fn, 400));
-    }
-    return {};
-  };
+  const harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
 
   std::size_t shown = 0;
   for (const auto& f : result->functions)

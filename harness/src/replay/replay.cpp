@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "lockstep/harness/disasm.hpp"
+#include "lockstep/harness/labels.hpp"
 
 namespace lockstep::harness {
 
@@ -70,6 +74,32 @@ Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet
     return Error::make(Errc::kNotFound, "no case {} of function 0x{:08x} in the corpus", opt.only_case->second,
                        opt.only_case->first);
   return out;
+}
+
+Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions) {
+  Namer n;
+  if (labels)
+    n.field = [labels](std::uint32_t a) -> std::optional<FieldName> {
+      const FieldRef f = labels->field(a);
+      return FieldName{f.start, f.size, f.text()};
+    };
+  auto dis = std::make_shared<Disassembler>();
+  n.disassembly = [&corpus, dis, max_instructions](std::uint32_t fn) -> std::string {
+    for (const auto& f : corpus.files) {
+      if (f.function != fn || f.code.empty()) continue;
+      ReadMemory read = [&f](std::uint32_t addr, std::uint32_t size) {
+        std::vector<std::uint8_t> out;
+        if (addr < f.code_base || addr - f.code_base >= f.code.size()) return out;
+        const std::size_t off = addr - f.code_base, k = std::min<std::size_t>(size, f.code.size() - off);
+        out.assign(f.code.begin() + static_cast<std::ptrdiff_t>(off),
+                   f.code.begin() + static_cast<std::ptrdiff_t>(off + k));
+        return out;
+      };
+      return format_listing(dis->function(read, fn, max_instructions));
+    }
+    return {};
+  };
+  return n;
 }
 
 std::string format_table(const ReplayResult& r) {

@@ -64,6 +64,12 @@ struct Namer {
   std::function<std::string(std::uint32_t function)> disassembly;  ///< the original function's listing
 };
 
+class Labeler;
+/// The namer replay reports use: fields from the profile's labels (when `labels` is given; it must
+/// outlive the namer), and the original's listing from the code bytes each case file carries, at
+/// most `max_instructions` long. `corpus` must outlive the namer.
+Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
+
 std::string format_table(const ReplayResult& r);
 /// The report a porter reads for one mismatching case.
 std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer);
