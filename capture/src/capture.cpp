@@ -2,60 +2,15 @@
 
 #include <algorithm>
 
+#include "convert.hpp"
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/harness/disasm.hpp"
 
 namespace lockstep::capture {
 
+using namespace detail;
+
 namespace {
-
-cases::X87 to_x87(const harness::X87State& x) {
-  cases::X87 out;
-  out.control = x.control;
-  out.status = x.status;
-  out.tag = x.tag;
-  out.st = x.st;
-  out.mxcsr = x.mxcsr;
-  return out;
-}
-
-cases::Registers to_regs(const harness::Registers& r) {
-  cases::Registers out;
-  out.eax = r.eax;
-  out.ebx = r.ebx;
-  out.ecx = r.ecx;
-  out.edx = r.edx;
-  out.esi = r.esi;
-  out.edi = r.edi;
-  out.ebp = r.ebp;
-  out.esp = r.esp;
-  out.eip = r.eip;
-  out.eflags = r.eflags;
-  out.x87 = to_x87(r.x87);
-  return out;
-}
-
-cases::Convention to_convention(harness::Convention c) {
-  switch (c) {
-    case harness::Convention::kWatcom: return cases::Convention::kWatcom;
-    case harness::Convention::kCdecl: return cases::Convention::kCdecl;
-    case harness::Convention::kStdcall: return cases::Convention::kStdcall;
-    case harness::Convention::kFastcall: return cases::Convention::kFastcall;
-    case harness::Convention::kThiscall: return cases::Convention::kThiscall;
-    case harness::Convention::kCustom: return cases::Convention::kCustom;
-  }
-  return cases::Convention::kCustom;
-}
-
-cases::Returns to_returns(harness::ReturnKind k) {
-  switch (k) {
-    case harness::ReturnKind::kNone: return cases::Returns::kNone;
-    case harness::ReturnKind::kEax: return cases::Returns::kEax;
-    case harness::ReturnKind::kEdxEax: return cases::Returns::kEdxEax;
-    case harness::ReturnKind::kSt0: return cases::Returns::kSt0;
-  }
-  return cases::Returns::kNone;
-}
 
 void add_runs(cases::ByteMap& m, const std::vector<harness::ByteRun>& runs) {
   for (const auto& r : runs) m.set(r.addr, r.bytes);

@@ -1,8 +1,13 @@
 // The replay gate: a corpus becomes one GoogleTest test per function; a failing test's message is the
 // replay report a porter reads (the differing bytes by field, the original's disassembly).
 //
-//   gate_test [--corpus DIR] [--profile FILE] [gtest flags]
+//   gate_test [--corpus DIR] [--profile FILE] [--known FILE] [gtest flags]
 // Defaults: the checked-in stand-in corpus (cases/standin) and POD's profile.
+//
+// --known FILE lists cases known to differ, one per line: `FUNCTION_ADDRESS:CASE_ID  why` (# starts a
+// comment). The search's poked states find real differences the port has not caught up with; they are
+// listed there with the reason, so the gate still fails on any NEW difference, and also when a listed
+// case starts to match (the list must stay true: delete its line).
 #include <gtest/gtest.h>
 
 #ifndef GATE_DEFAULT_CORPUS
@@ -10,6 +15,10 @@
 #endif
 
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <memory>
 #include <optional>
 
@@ -27,6 +36,7 @@ using namespace lockstep;
 
 struct Gate {
   cases::Corpus corpus;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> known;  // (function, case) -> why
   std::optional<harness::Labeler> labeler;
   cases::BindingSet bindings = pod::bindings::all();
 
@@ -66,13 +76,26 @@ class FunctionGate : public ::testing::Test {
       FAIL() << f.name << ": all " << f.cases << " cases read and write nothing (the capture ran a stub at "
              << fmt::format("{:#010x}", fn_) << "?): the corpus holds no evidence for it";
     std::string reports;
-    std::size_t shown = 0;
+    std::size_t shown = 0, known = 0;
+    std::set<std::uint32_t> failing;
     auto namer = g_gate->namer();
-    for (const auto& c : f.failures)
+    for (const auto& c : f.failures) {
+      failing.insert(c.c->id);
+      if (g_gate->known.count({fn_, c.c->id})) {
+        ++known;
+        continue;
+      }
       if (shown++ < 3) reports += harness::format_mismatch(f, c, namer);
-    EXPECT_EQ(f.mismatched, 0u) << f.mismatched << " of " << f.cases << " cases of " << f.name
-                                << " mismatched; the first:\n" << reports;
-    EXPECT_EQ(f.matched, f.cases);
+    }
+    EXPECT_EQ(f.mismatched, known) << f.mismatched - known << " of " << f.cases << " cases of " << f.name
+                                   << " mismatched (not among the known differences); the first:\n" << reports;
+    EXPECT_EQ(f.matched + known, f.cases);
+    for (const auto& [key, why] : g_gate->known) {
+      if (key.first != fn_) continue;
+      EXPECT_TRUE(failing.count(key.second))
+          << f.name << " case " << key.second << " is listed as a known difference (" << why
+          << ") but now matches (or is gone): delete its line from the known-differences file";
+    }
     RecordProperty("cases", static_cast<int>(f.cases));
   }
 
@@ -97,6 +120,11 @@ std::string flag(int& argc, char** argv, const char* name, std::string def) {
 int main(int argc, char** argv) {
   std::string corpus_dir = flag(argc, argv, "--corpus", GATE_DEFAULT_CORPUS);
   std::string profile = flag(argc, argv, "--profile", LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml");
+#ifdef GATE_DEFAULT_KNOWN
+  std::string known = flag(argc, argv, "--known", GATE_DEFAULT_KNOWN);
+#else
+  std::string known = flag(argc, argv, "--known", "");
+#endif
   ::testing::InitGoogleTest(&argc, argv);
   auto gate = std::make_unique<Gate>();
   auto corpus = cases::read_corpus(corpus_dir);
@@ -105,7 +133,40 @@ int main(int argc, char** argv) {
     return 2;
   }
   gate->corpus = std::move(corpus).value();
+  if (!known.empty()) {
+    std::ifstream in(known);
+    if (!in) {
+      fprintf(stderr, "gate_test: cannot read the known differences %s\n", known.c_str());
+      return 2;
+    }
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+      std::istringstream ls(line);
+      std::string id, why;
+      if (!(ls >> id)) continue;
+      std::getline(ls, why);
+      const auto colon = id.find(':');
+      auto fn = harness::parse_u32(id.substr(0, colon));
+      auto cid = colon == std::string::npos ? fn : harness::parse_u32(id.substr(colon + 1));
+      if (colon == std::string::npos || !fn.ok() || !cid.ok()) {
+        fprintf(stderr, "gate_test: %s:%d: expected FUNCTION_ADDRESS:CASE_ID, got \"%s\"\n", known.c_str(), n, id.c_str());
+        return 2;
+      }
+      gate->known[{*fn, *cid}] = why.empty() ? "no reason given" : why.substr(why.find_first_not_of(' '));
+    }
+  }
   if (auto p = harness::load_profile(profile); p.ok()) gate->labeler.emplace(*p);
+  for (const auto& [key, why] : gate->known) {
+    bool present = false;
+    for (const auto& f : gate->corpus.files)
+      for (const auto& c : f.cases) present = present || (f.function == key.first && c.id == key.second);
+    if (!present) {
+      fprintf(stderr, "gate_test: %s lists case 0x%08x:%u, which the corpus does not hold: delete its line\n",
+              known.c_str(), key.first, key.second);
+      return 1;
+    }
+  }
   g_gate = gate.get();
   for (const auto& f : g_gate->corpus.files) {
     std::string name = fmt::format("fn_{:08x}_{}", f.function, f.name);

@@ -32,6 +32,7 @@ Status write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   j["snapshot_sha256"] = m.snapshot_sha256;
   j["steplog_sha256"] = m.steplog_sha256;
   j["command"] = m.command;
+  j["driver"] = m.driver;
   std::uint64_t total = 0;
   auto& fs = j["functions"] = nlohmann::ordered_json::array();
   for (const auto& e : m.functions) {
@@ -64,6 +65,7 @@ Result<Manifest> read_manifest(const std::filesystem::path& dir) {
     m.snapshot_sha256 = j.value("snapshot_sha256", "");
     m.steplog_sha256 = j.value("steplog_sha256", "");
     m.command = j.value("command", "");
+    m.driver = j.value("driver", "");
     const auto& fs = j.at("functions");
     if (!fs.is_array() || fs.size() > kMaxCorpusFunctions)
       return Error::make(Errc::kMalformed, "{}: \"functions\" must be an array of at most {} entries", path.string(),
@@ -118,6 +120,33 @@ Result<Corpus> read_corpus(const std::filesystem::path& dir) {
     c.files.push_back(std::move(f));
   }
   return c;
+}
+
+Result<std::vector<std::uint32_t>> add_cases(const std::filesystem::path& dir, Corpus& corpus, std::vector<Case> added) {
+  std::vector<std::uint32_t> ids;
+  for (Case& c : added) {
+    auto it = std::find_if(corpus.files.begin(), corpus.files.end(), [&](const CaseFile& f) { return f.function == c.function; });
+    if (it == corpus.files.end()) {
+      CaseFile f;
+      f.function = c.function;
+      f.name = c.name;
+      corpus.files.push_back(std::move(f));
+      it = std::prev(corpus.files.end());
+    }
+    std::uint32_t next = 0;
+    for (const Case& old : it->cases) next = std::max(next, old.id + 1);
+    if (it->cases.size() >= kMaxCasesPerFile)
+      return Error::make(Errc::kLimit, "0x{:08x} already has {} cases, the most a case file holds", c.function,
+                         it->cases.size());
+    c.id = next;
+    ids.push_back(next);
+    it->cases.push_back(std::move(c));
+  }
+  std::sort(corpus.files.begin(), corpus.files.end(),
+            [](const CaseFile& a, const CaseFile& b) { return a.function < b.function; });
+  LOCKSTEP_TRY_STATUS(write_corpus(dir, corpus.manifest, corpus.files));
+  LOCKSTEP_TRY(corpus.manifest, read_manifest(dir));
+  return ids;
 }
 
 }  // namespace lockstep::cases

@@ -66,7 +66,9 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   m.profile = profile->name;
   m.snapshot_sha256 = opt.snapshot_sha256;
   m.steplog_sha256 = to_hex(sha256(*log_bytes));
+  m.driver = rep->driver;
   m.command = "lockstep capture SNAPSHOT STEPLOG --profile " + std::filesystem::path(a.profile).filename().string();
+  if (!a.driver.empty()) m.command += " --driver " + a.driver;
   for (const auto& f : a.functions) m.command += " --fn " + f;
   m.command += fmt::format(" --every {} --max {}", a.every, a.max);
   for (const auto& p : a.pokes) m.command += " --poke " + p;

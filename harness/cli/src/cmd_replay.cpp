@@ -8,6 +8,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
+#include "lockstep/cli/corpus_args.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -25,35 +26,6 @@ struct ReplayArgs {
   bool allow_outside = false;
   std::size_t max_reports = 10;
 };
-
-// "0x41af80:12" or "tyres::tyres:12" → (function, id).
-Result<std::pair<std::uint32_t, std::uint32_t>> parse_case_id(const std::string& s, const cases::Corpus& corpus) {
-  auto colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
-    return Error::make(Errc::kUsage, "--case takes FUNCTION:ID (e.g. 0x0041af80:12), not \"{}\"", s);
-  std::string fn = s.substr(0, colon), id = s.substr(colon + 1);
-  auto idv = harness::parse_u32(id);
-  if (!idv.ok()) return Error::make(Errc::kUsage, "--case: \"{}\" is not a case id", id);
-  for (const auto& f : corpus.files)
-    if (f.name == fn) return std::pair{f.function, *idv};
-  auto fv = harness::parse_u32(fn);
-  if (!fv.ok()) return Error::make(Errc::kNotFound, "--case: no function \"{}\" in the corpus", fn);
-  return std::pair{*fv, *idv};
-}
-
-Result<std::vector<std::uint32_t>> resolve_functions(const std::vector<std::string>& names, const cases::Corpus& corpus) {
-  std::vector<std::uint32_t> out;
-  for (const auto& n : names) {
-    bool found = false;
-    for (const auto& f : corpus.files)
-      if (f.name == n) { out.push_back(f.function); found = true; }
-    if (found) continue;
-    auto v = harness::parse_u32(n);
-    if (!v.ok()) return Error::make(Errc::kNotFound, "--fn: no function \"{}\" in the corpus", n);
-    out.push_back(*v);
-  }
-  return out;
-}
 
 int run_replay(const ReplayArgs& a, Io& io) {
   auto corpus = cases::read_corpus(a.corpus);

@@ -211,6 +211,8 @@ struct Machine::Impl {
   std::vector<GuestAddr> watched;
   std::unordered_map<GuestAddr, std::uint64_t> call_counts;
   CallObserver* observer = nullptr;
+  BlockObserver* block_observer = nullptr;
+  InstructionObserver* instruction_observer = nullptr;
 
   ShadowPool pool;
   std::vector<std::unique_ptr<Frame>> frames;  // innermost last
@@ -412,6 +414,18 @@ struct Machine::Impl {
   }
 
   // ---- registers ----
+
+  /// The general registers, eip and eflags only (x87 left at its defaults): cheap enough for a hook.
+  Registers read_general_registers() {
+    Registers r;
+    int ids[] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX, UC_X86_REG_ESP,
+                 UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EIP, UC_X86_REG_EFLAGS};
+    std::uint32_t* dst[] = {&r.eax, &r.ecx, &r.edx, &r.ebx, &r.esp, &r.ebp, &r.esi, &r.edi, &r.eip, &r.eflags};
+    void* ptrs[10];
+    for (int i = 0; i < 10; ++i) ptrs[i] = dst[i];
+    uc_reg_read_batch(uc, ids, ptrs, 10);
+    return r;
+  }
 
   Registers read_registers() {
     Registers r;
@@ -752,6 +766,8 @@ struct Machine::Impl {
 
   Status setup();
   Result<CallOutcome> call(const CallSpec& spec);
+  Result<CallOutcome> call_from(GuestAddr function, const Registers& entry, ReturnKind returns);
+  Result<CallOutcome> run(GuestAddr function, const Registers& regs, ReturnKind returns);
 };
 
 namespace {
@@ -802,12 +818,13 @@ bool hook_insn_invalid(uc_engine*, void* user) {
   return false;
 }
 
-void hook_block(uc_engine* uc, std::uint64_t address, std::uint32_t, void* user) {
+void hook_block(uc_engine* uc, std::uint64_t address, std::uint32_t size, void* user) {
   auto* m = static_cast<Machine::Impl*>(user);
   if (++m->blocks > m->cfg.block_budget && m->cfg.block_budget != 0) {
     m->stop_with(StopKind::kBudgetExceeded);
     return;
   }
+  if (m->block_observer) m->block_observer->on_block(static_cast<GuestAddr>(address), size);
   // A watched call has returned when its return address starts a block with esp above its entry.
   while (!m->frames.empty() && m->frames.back()->depth > 0 && m->frames.back()->ret == address) {
     std::uint32_t esp = 0;
@@ -815,6 +832,11 @@ void hook_block(uc_engine* uc, std::uint64_t address, std::uint32_t, void* user)
     if (esp <= m->frames.back()->entry_esp) break;
     m->leave_nested(true);
   }
+}
+
+void hook_observed(uc_engine*, std::uint64_t address, std::uint32_t, void* user) {
+  auto* m = static_cast<Machine::Impl*>(user);
+  if (m->instruction_observer) m->instruction_observer->on_instruction(static_cast<GuestAddr>(address), m->read_general_registers());
 }
 
 void hook_count(uc_engine*, std::uint64_t, std::uint32_t, void* user) { ++static_cast<Machine::Impl*>(user)->instructions; }
@@ -1041,12 +1063,16 @@ Status Machine::Impl::setup() {
       return Error::make(Errc::kUnsupported, "cannot hook system call instructions: {}", uc_strerror(err));
   }
   watched = cfg.watched;
-  if (cfg.block_budget != 0 || !watched.empty())
+  // Always: the budget, nested returns and block observers (coverage) all live in it.
+  {
     LOCKSTEP_TRY_STATUS(add(UC_HOOK_BLOCK, reinterpret_cast<void*>(&hook_block), this, 1, 0));
+  }
   if (cfg.count_instructions)
     LOCKSTEP_TRY_STATUS(add(UC_HOOK_CODE, reinterpret_cast<void*>(&hook_count), this, 1, 0));
   for (GuestAddr w : watched) LOCKSTEP_TRY_STATUS(add(UC_HOOK_CODE, reinterpret_cast<void*>(&hook_watched), this, w, w));
   for (auto& s : stubs) LOCKSTEP_TRY_STATUS(add(UC_HOOK_CODE, reinterpret_cast<void*>(&hook_stub), s.get(), s->at, s->at));
+  for (GuestAddr a : cfg.observed_instructions)
+    LOCKSTEP_TRY_STATUS(add(UC_HOOK_CODE, reinterpret_cast<void*>(&hook_observed), this, a, a));
 
   std::uint64_t exit = layout.sentinel;
   if (uc_ctl_exits_enable(uc) != UC_ERR_OK || uc_ctl_set_exits(uc, &exit, std::size_t{1}) != UC_ERR_OK)
@@ -1107,10 +1133,31 @@ Result<CallOutcome> Machine::Impl::call(const CallSpec& spec) {
   }
   regs.esp = entry_esp;
   regs.eip = spec.function;
+  return run(spec.function, regs, spec.returns);
+}
+
+Result<CallOutcome> Machine::Impl::call_from(GuestAddr function, const Registers& entry, ReturnKind returns) {
+  const GuestAddr entry_esp = entry.esp;
+  if (entry_esp < layout.stack_low + 0x1000 || entry_esp > layout.stack_high - 4)
+    return Error::make(Errc::kUsage,
+                       "entry esp 0x{:08x} is not inside the machine's stack 0x{:08x}..0x{:08x} (with a page free below)",
+                       entry_esp, layout.stack_low, layout.stack_high);
+  // The return address slot holds the sentinel: the call ends where the harness's calls end.
+  std::uint8_t ret[4];
+  std::memcpy(ret, &layout.sentinel, 4);
+  LOCKSTEP_TRY_STATUS(host_write(entry_esp, ret));
+  uc_context_restore(uc, baseline);
+  Registers regs = entry;
+  regs.eip = function;
+  return run(function, regs, returns);
+}
+
+Result<CallOutcome> Machine::Impl::run(GuestAddr function, const Registers& regs, ReturnKind returns) {
+  const GuestAddr entry_esp = regs.esp;
   write_registers(regs);
 
   CallOutcome out;
-  out.record.function = spec.function;
+  out.record.function = function;
   out.record.return_address = layout.sentinel;
   out.record.in = read_registers();
   frames.clear();
@@ -1119,9 +1166,9 @@ Result<CallOutcome> Machine::Impl::call(const CallSpec& spec) {
   pending = Pending{};
   blocks = 0;
   instructions = 0;
-  if (cfg.record) push_frame(spec.function, layout.sentinel, entry_esp, 0, 0, true, out.record.in);
+  if (cfg.record) push_frame(function, layout.sentinel, entry_esp, 0, 0, true, out.record.in);
 
-  const uc_err err = uc_emu_start(uc, spec.function, 0, std::uint64_t{cfg.timeout_ms} * 1000, 0);
+  const uc_err err = uc_emu_start(uc, function, 0, std::uint64_t{cfg.timeout_ms} * 1000, 0);
   out.blocks = blocks;
   out.instructions = instructions;
   const Registers after = read_registers();
@@ -1154,7 +1201,7 @@ Result<CallOutcome> Machine::Impl::call(const CallSpec& spec) {
   }
   out.record.effects.entry_esp = entry_esp;
   out.record.effects.stack_low = layout.stack_low;
-  out.value = return_value(spec.returns, after);
+  out.value = return_value(returns, after);
   out.popped = static_cast<std::int64_t>(after.esp) - (static_cast<std::int64_t>(entry_esp) + 4);
   out.fault = std::move(fault);
   return out;
@@ -1185,6 +1232,13 @@ void Machine::reset() {
 }
 
 Result<CallOutcome> Machine::call(const CallSpec& spec) { return impl_->call(spec); }
+
+Result<CallOutcome> Machine::call_from(GuestAddr function, const Registers& entry, ReturnKind returns) {
+  return impl_->call_from(function, entry, returns);
+}
+
+void Machine::set_block_observer(BlockObserver* observer) noexcept { impl_->block_observer = observer; }
+void Machine::set_instruction_observer(InstructionObserver* observer) noexcept { impl_->instruction_observer = observer; }
 
 Status Machine::write(GuestAddr address, std::span<const std::uint8_t> bytes) {
   return impl_->host_write(address, bytes);

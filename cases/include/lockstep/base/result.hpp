@@ -40,6 +40,7 @@ enum ExitCode : int {
   kExitGuestFault = 3,   ///< the original's code faulted under the emulator
   kExitEnvironment = 4,  ///< the OS refused (permissions, a process that went away, I/O)
   kExitInternal = 5,     ///< a bug in lockstep
+  kExitNotFound = 6,     ///< a search ran to its budget without finding what it looked for
 };
 
 int exit_code_for(Errc c) noexcept;

@@ -29,6 +29,7 @@ struct Manifest {
   std::string snapshot_sha256;
   std::string steplog_sha256;
   std::string command;          ///< the capture command that made it (for regeneration)
+  std::string driver;           ///< the [[driver]] the capture ran (whose stubs a rerun switches on)
   std::vector<CorpusEntry> functions;  ///< ascending by address
 };
 
@@ -47,5 +48,12 @@ struct Corpus {
   std::vector<CaseFile> files;
 };
 Result<Corpus> read_corpus(const std::filesystem::path& corpus_dir);
+
+/// Appends cases (poked ones, from a probe or a search) to the corpus in `corpus_dir`, which
+/// `corpus` was read from: each gets the next free id of its function's file (a function the
+/// corpus had no file for gets one); every file is rewritten atomically (unchanged ones with the
+/// same bytes), the manifest last. Returns the ids given, in order.
+Result<std::vector<std::uint32_t>> add_cases(const std::filesystem::path& corpus_dir, Corpus& corpus,
+                                             std::vector<Case> cases);
 
 }  // namespace lockstep::cases

@@ -14,6 +14,16 @@
 
 namespace lockstep::harness {
 
+/// A memory operand: [segment: base + index * scale + disp], registers by their 32-bit names
+/// ("esi"; "" when absent).
+struct MemoryOperand {
+  std::string segment;     ///< "fs", "gs", or "" for the default
+  std::string base, index;
+  std::int32_t scale = 1;
+  std::int64_t disp = 0;
+  std::uint8_t size = 0;   ///< bytes accessed
+};
+
 struct Instruction {
   GuestAddr address = 0;
   std::vector<std::uint8_t> bytes;
@@ -25,6 +35,12 @@ struct Instruction {
   bool is_conditional = false;   ///< jcc, loop, jecxz
   bool is_interrupt = false;     ///< int, int3, into, syscall, sysenter
   std::optional<GuestAddr> target;  ///< direct jump/call target
+  /// Data flow, for following a branch's condition back: registers by 32-bit name ("eax" for al,
+  /// ah, ax), "flags" for eflags, and for x87 instructions "st" (the register stack) and "fpsw"
+  /// (the status word an fcom sets and fnstsw reads). Registers used only to address memory are
+  /// not in regs_read; they are in `memory`.
+  std::vector<std::string> regs_read, regs_written;
+  std::vector<MemoryOperand> memory;
   std::string text() const;      ///< "mov eax, dword ptr [ecx + 4]"
 };
 
@@ -46,10 +62,15 @@ class Disassembler {
   std::optional<Instruction> at(const ReadMemory& read, GuestAddr address) const;
 
   /// Every instruction reachable from `entry` by falling through and by jumps (calls are not
-  /// followed; `ret` and unconditional jumps end a path), sorted by address; at most
+  /// followed, their return falls through; `ret` and unconditional jumps end a path), sorted by address; at most
   /// `max_instructions`.
   std::vector<Instruction> function(const ReadMemory& read, GuestAddr entry,
                                     std::size_t max_instructions = 20000) const;
+  /// The same, also following the direct calls for which `follow_call(target)` is true (a
+  /// function's private helpers: the stand-in's thunk at a POD address calls its C body), so the
+  /// listing is the function's code and theirs.
+  std::vector<Instruction> function(const ReadMemory& read, GuestAddr entry, std::size_t max_instructions,
+                                    const std::function<bool(GuestAddr)>& follow_call) const;
 
  private:
   struct Impl;

@@ -76,6 +76,9 @@ struct MachineConfig {
   /// Functions whose every call inside a run is offered to the CallObserver (nested capture). Their
   /// entry hooks must exist before the first emulation, so they are fixed here.
   std::vector<GuestAddr> watched;
+  /// Instructions whose every execution is shown to the InstructionObserver with the registers
+  /// (coverage labels a condition's memory operands this way). One code hook each, fixed here.
+  std::vector<GuestAddr> observed_instructions;
 };
 
 /// A config with the profile's FPU defaults and stubs (driver-only stubs inactive).
@@ -146,6 +149,23 @@ struct CallOutcome {
   bool returned() const noexcept { return !fault.has_value(); }
 };
 
+/// Receives every translated block the machine executes, in order (coverage: instruction hit counts
+/// and which edge each conditional branch took). A block is straight-line code ending at a branch, a
+/// page end or QEMU's block size limit; `size` is its length in bytes.
+class BlockObserver {
+ public:
+  virtual ~BlockObserver() = default;
+  virtual void on_block(GuestAddr address, std::uint32_t size) = 0;
+};
+
+/// Shown each execution of MachineConfig::observed_instructions, before the instruction runs, with the
+/// general registers, eip and eflags (the x87 part of `registers` is not read: too costly per hook).
+class InstructionObserver {
+ public:
+  virtual ~InstructionObserver() = default;
+  virtual void on_instruction(GuestAddr address, const Registers& registers) = 0;
+};
+
 /// Where the harness put its own pages.
 struct MachineLayout {
   GuestAddr gdt = 0;
@@ -177,6 +197,11 @@ class Machine {
   /// hold the arguments); a guest fault is CallOutcome::fault.
   Result<CallOutcome> call(const CallSpec& spec);
 
+  /// Runs `function` from exactly these registers (a case's entry state: esp points at the return
+  /// address slot, which gets the sentinel; eip is set to `function`), on the current memory. For
+  /// re-running a recorded call. Errors: kUsage when entry.esp is outside the machine's stack.
+  Result<CallOutcome> call_from(GuestAddr function, const Registers& entry, ReturnKind returns);
+
   /// Host-side memory access (not recorded; written pages are restored by reset()). Fails
   /// (kNotFound) when any byte is unmapped.
   Status write(GuestAddr address, std::span<const std::uint8_t> bytes);
@@ -190,6 +215,10 @@ class Machine {
 
   /// The observer offered every call of MachineConfig::watched (null: none).
   void set_observer(CallObserver* observer) noexcept;
+  /// The observer shown every executed block (null: none).
+  void set_block_observer(BlockObserver* observer) noexcept;
+  /// The observer shown MachineConfig::observed_instructions (null: none).
+  void set_instruction_observer(InstructionObserver* observer) noexcept;
 
   const MachineLayout& layout() const noexcept;
   const MachineConfig& config() const noexcept;

@@ -1,0 +1,125 @@
+#include "lockstep/capture/coverage_run.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "lockstep/capture/driver.hpp"
+#include "lockstep/harness/disasm.hpp"
+
+namespace lockstep::capture {
+
+namespace {
+
+// A call is part of the calling function's coverage when the profile names no function at its target
+// (and stubs, which the profile also lists, are never followed: they are not the original's code).
+std::function<bool(harness::GuestAddr)> private_helpers(const harness::Profile& profile) {
+  return [&profile](harness::GuestAddr target) {
+    if (profile.function_at(target)) return false;
+    for (const auto& s : profile.stubs)
+      if (s.address && *s.address == target) return false;
+    return true;
+  };
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CaseRunner>> CaseRunner::create(const harness::Snapshot& snapshot,
+                                                       const harness::Profile& profile, const std::string& driver,
+                                                       const std::vector<harness::CoverageCollector::Target>& targets,
+                                                       const harness::Labeler* labels, harness::MachineConfig cfg) {
+  std::unique_ptr<CaseRunner> r(new CaseRunner());
+  LOCKSTEP_TRY(r->collector_, harness::CoverageCollector::create(harness::snapshot_reader(snapshot), targets, labels,
+                                                                  private_helpers(profile)));
+  cfg.observed_instructions = r->collector_->observed_instructions();
+  LOCKSTEP_TRY(r->machine_, rerun_machine(snapshot, profile, driver, std::move(cfg)));
+  r->machine_->set_block_observer(r->collector_.get());
+  r->machine_->set_instruction_observer(r->collector_.get());
+  return r;
+}
+
+Result<Rerun> CaseRunner::run(const cases::Case& c, std::span<const cases::Poke> pokes) {
+  auto r = rerun_case(*machine_, c, pokes);
+  collector_->end_run(r.ok() && !r->outcome.returned());
+  return r;
+}
+
+namespace {
+
+std::vector<harness::CoverageCollector::Target> targets_for(const harness::Profile& profile,
+                                                            const std::vector<harness::GuestAddr>& fns) {
+  std::vector<harness::CoverageCollector::Target> out;
+  for (harness::GuestAddr a : fns) {
+    const auto* spec = profile.function_at(a);
+    out.push_back({a, spec ? spec->name : ""});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<harness::CoverageReport> coverage_over_corpus(const harness::Snapshot& snapshot,
+                                                     const harness::Profile& profile, const cases::Corpus& corpus,
+                                                     const harness::Labeler* labels, const CoverageOptions& options) {
+  std::vector<harness::GuestAddr> fns = options.functions;
+  if (fns.empty())
+    for (const auto& f : corpus.files) fns.push_back(f.function);
+  std::uint64_t total = 0;
+  for (harness::GuestAddr fn : fns) {
+    auto it = std::find_if(corpus.files.begin(), corpus.files.end(), [&](const auto& f) { return f.function == fn; });
+    if (it == corpus.files.end())
+      return Error::make(Errc::kNotFound, "the corpus has no cases of 0x{:08x}; its functions are listed in its manifest",
+                         fn);
+    total += it->cases.size();
+  }
+  harness::CoverageReport report;
+  std::uint64_t done = 0;
+  for (harness::GuestAddr fn : fns) {
+    const auto& file = *std::find_if(corpus.files.begin(), corpus.files.end(), [&](const auto& f) { return f.function == fn; });
+    LOCKSTEP_TRY(auto runner, CaseRunner::create(snapshot, profile, options.driver, targets_for(profile, {fn}), labels,
+                                                 options.machine));
+    for (const cases::Case& c : file.cases) {
+      LOCKSTEP_TRY(Rerun r, runner->run(c, c.pokes));
+      if (!c.poked() && !r.same_as_case) ++report.diverged;
+      if (options.progress) options.progress(++done, total);
+    }
+    harness::CoverageReport one = runner->collector().report();
+    if (one.functions.front().name.empty()) one.functions.front().name = file.name;
+    report.runs += one.runs;
+    report.faulted += one.faulted;
+    report.functions.push_back(std::move(one.functions.front()));
+  }
+  report.source = fmt::format("{} cases re-run from the corpus", report.runs);
+  return report;
+}
+
+Result<harness::CoverageReport> coverage_over_runs(const harness::Snapshot& snapshot, const StateLog& log,
+                                                   const harness::Profile& profile, const harness::Labeler* labels,
+                                                   const CoverageOptions& options) {
+  if (options.functions.empty()) return Error::make(Errc::kUsage, "coverage of driver runs needs the functions (--fn)");
+  LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, options.driver));
+  LOCKSTEP_TRY(auto collector, harness::CoverageCollector::create(harness::snapshot_reader(snapshot),
+                                                                  targets_for(profile, options.functions), labels,
+                                                                  private_helpers(profile)));
+  harness::MachineConfig cfg = options.machine;
+  cfg.observed_instructions = collector->observed_instructions();
+  LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, cfg));
+  machine->set_block_observer(collector.get());
+  machine->set_instruction_observer(collector.get());
+  std::vector<const Record*> runs;
+  for (const Record& rec : log.records)
+    if (rec.kind == resolved.run_kind) runs.push_back(&rec);
+  harness::CallSpec spec = resolved.call;
+  for (std::size_t n = 0; n < runs.size(); ++n) {
+    LOCKSTEP_TRY_STATUS(lay_record(*machine, *runs[n], resolved.spec->record));
+    LOCKSTEP_TRY(spec.args, driver_args(profile, *resolved.spec, *runs[n]));
+    LOCKSTEP_TRY(harness::CallOutcome out, machine->call(spec));
+    collector->end_run(!out.returned());
+    if (options.progress) options.progress(n + 1, runs.size());
+  }
+  harness::CoverageReport report = collector->report();
+  report.source = fmt::format("driver {} over {} runs", resolved.spec->name, runs.size());
+  return report;
+}
+
+}  // namespace lockstep::capture

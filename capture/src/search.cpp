@@ -1,0 +1,337 @@
+#include "lockstep/capture/search.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace lockstep::capture {
+
+using harness::GuestAddr;
+
+Result<EdgeGoal> parse_edge_goal(std::string_view text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos)
+    return Error::make(Errc::kUsage, "--edge takes ADDR:taken or ADDR:fallthrough, not \"{}\"", text);
+  EdgeGoal g;
+  LOCKSTEP_TRY(g.branch, harness::parse_u32(text.substr(0, colon)));
+  const std::string_view which = text.substr(colon + 1);
+  if (which == "taken") g.edge = harness::Edge::kTaken;
+  else if (which == "fallthrough" || which == "fall-through" || which == "not-taken") g.edge = harness::Edge::kFallthrough;
+  else return Error::make(Errc::kUsage, "--edge: \"{}\" is not 'taken' or 'fallthrough'", which);
+  return g;
+}
+
+namespace {
+
+struct Field {
+  GuestAddr start = 0;
+  std::uint32_t size = 4;
+  std::string name;
+  /// 0: a field of an instance (the game's state: car[3]+0x440), 1: an unnamed word (the stack, the
+  /// heap), 2: a labelled range (tables and constants: poking them makes a state no game reaches).
+  int kind = 1;
+};
+
+struct Mutation {
+  std::vector<std::uint8_t> bytes;
+  std::string what;
+};
+
+std::int32_t word_at(const std::vector<std::uint8_t>& b, std::size_t i) {
+  std::int32_t v;
+  std::memcpy(&v, b.data() + i, 4);
+  return v;
+}
+void put_word(std::vector<std::uint8_t>& b, std::size_t i, std::int32_t v) { std::memcpy(b.data() + i, &v, 4); }
+
+// Wrapping 32-bit arithmetic (the guest's), without signed-overflow UB on the host.
+std::int32_t wrap(std::int64_t v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); }
+
+using WordOp = std::pair<const char*, std::int32_t (*)(std::int32_t)>;
+const WordOp kWordOps[] = {
+    {"0", [](std::int32_t) { return 0; }},
+    {"x/16", [](std::int32_t v) { return v / 16; }},
+    {"x/2", [](std::int32_t v) { return v / 2; }},
+    {"-x", [](std::int32_t v) { return wrap(-std::int64_t{v}); }},
+    {"2x", [](std::int32_t v) { return wrap(std::int64_t{v} * 2); }},
+    {"16x", [](std::int32_t v) { return wrap(std::int64_t{v} * 16); }},
+    {"1", [](std::int32_t) { return 1; }},
+    {"-1", [](std::int32_t) { return -1; }},
+    {"x+1", [](std::int32_t v) { return wrap(std::int64_t{v} + 1); }},
+    {"x-1", [](std::int32_t v) { return wrap(std::int64_t{v} - 1); }},
+    {"0x10000", [](std::int32_t) { return 0x10000; }},
+    {"INT_MAX", [](std::int32_t) { return std::numeric_limits<std::int32_t>::max(); }},
+    {"INT_MIN", [](std::int32_t) { return std::numeric_limits<std::int32_t>::min(); }},
+};
+using DoubleOp = std::pair<const char*, double (*)(double)>;
+const DoubleOp kDoubleOps[] = {
+    {"0.0", [](double) { return 0.0; }},   {"-x", [](double v) { return -v; }},
+    {"x/2", [](double v) { return v / 2; }}, {"2x", [](double v) { return v * 2; }},
+    {"x/10", [](double v) { return v / 10; }}, {"10x", [](double v) { return v * 10; }},
+    {"1.0", [](double) { return 1.0; }},   {"-1.0", [](double) { return -1.0; }},
+    {"1e6", [](double) { return 1e6; }},   {"-1e6", [](double) { return -1e6; }},
+};
+
+std::vector<Mutation> mutations_of(const Field& f, const std::vector<std::uint8_t>& cur) {
+  std::vector<Mutation> out;
+  if (f.size % 4 == 0) {
+    const std::size_t words = f.size / 4;
+    if (words > 1)  // the whole vector scaled at once, then each word alone
+      for (const auto& [name, op] : kWordOps) {
+        if (std::string_view(name).starts_with("x") || std::string_view(name) == "0" || std::string_view(name) == "-x" ||
+            std::string_view(name) == "2x" || std::string_view(name) == "16x") {
+          Mutation m{cur, fmt::format("every word {}", name)};
+          for (std::size_t w = 0; w < words; ++w) put_word(m.bytes, 4 * w, op(word_at(cur, 4 * w)));
+          out.push_back(std::move(m));
+        }
+      }
+    if (f.size == 8) {
+      double d;
+      std::memcpy(&d, cur.data(), 8);
+      if (std::isfinite(d))
+        for (const auto& [name, op] : kDoubleOps) {
+          Mutation m{cur, fmt::format("double {}", name)};
+          const double v = op(d);
+          std::memcpy(m.bytes.data(), &v, 8);
+          out.push_back(std::move(m));
+        }
+    }
+    for (std::size_t w = 0; w < words && w < 16; ++w)
+      for (const auto& [name, op] : kWordOps) {
+        Mutation m{cur, words > 1 ? fmt::format("word {} {}", w, name) : std::string(name)};
+        put_word(m.bytes, 4 * w, op(word_at(cur, 4 * w)));
+        out.push_back(std::move(m));
+      }
+  } else {
+    const std::uint8_t fills[] = {0x00, 0x01, 0xff};
+    for (std::uint8_t v : fills) out.push_back({std::vector<std::uint8_t>(f.size, v), fmt::format("all bytes {:02x}", v)});
+    Mutation m{cur, "first byte ^1"};
+    m.bytes[0] ^= 1;
+    out.push_back(std::move(m));
+  }
+  // A mutation that changes nothing wastes a run.
+  std::erase_if(out, [&](const Mutation& m) { return m.bytes == cur; });
+  return out;
+}
+
+// The case's input fields: profile fields where one names the byte, aligned words elsewhere.
+std::vector<Field> input_fields(const cases::Case& c, const harness::Labeler* labels) {
+  std::map<GuestAddr, Field> fields;
+  std::set<GuestAddr> covered;
+  c.inputs.for_each([&](GuestAddr a, std::uint8_t) {
+    if (covered.count(a)) return;
+    Field f;
+    if (labels) {
+      const harness::FieldRef r = labels->field(a);
+      const bool instance = r.owner.find('[') != std::string::npos;
+      if (!r.owner.empty() && !r.field.empty() && r.size <= 64) f = {r.start, r.size, r.text(), instance ? 0 : 2};
+      else if (!r.owner.empty()) f = {a & ~3u, 4, labels->name(a & ~3u), instance ? 0 : 2};
+    }
+    if (f.name.empty()) f = {a & ~3u, 4, labels ? labels->name(a & ~3u) : fmt::format("0x{:08x}", a & ~3u), 1};
+    for (std::uint32_t i = 0; i < f.size; ++i) covered.insert(f.start + i);
+    fields.emplace(f.start, f);
+  });
+  std::vector<Field> out;
+  for (auto& [a, f] : fields) out.push_back(std::move(f));
+  return out;
+}
+
+std::uint64_t distance(GuestAddr a, const std::vector<GuestAddr>& to) {
+  std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
+  for (GuestAddr t : to) best = std::min<std::uint64_t>(best, a > t ? a - t : t - a);
+  return best;
+}
+
+}  // namespace
+
+Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file, const EdgeGoal& goal,
+                                 const harness::Labeler* labels, const SearchOptions& options) {
+  harness::CoverageCollector& cov = runner.collector();
+  const harness::FunctionCoverage* fn = nullptr;
+  const harness::BranchSite* site = nullptr;
+  for (const auto& f : cov.functions())
+    if (const auto* b = f.branch_at(goal.branch)) fn = &f, site = b;
+  if (!site)
+    return Error::make(Errc::kNotFound, "0x{:08x} is not a conditional branch of 0x{:08x} ({}); `lockstep coverage` lists "
+                       "its branches",
+                       goal.branch, file.function, file.name);
+  (void)fn;
+  SearchResult res;
+  const harness::Edge other = goal.edge == harness::Edge::kTaken ? harness::Edge::kFallthrough : harness::Edge::kTaken;
+  auto counts = [&] { return std::pair{cov.count(goal.branch, goal.edge), cov.count(goal.branch, other)}; };
+
+  // Runs one state; true when the wanted edge was followed.
+  std::optional<Rerun> last;
+  auto attempt = [&](const cases::Case& c, std::vector<cases::Poke> pokes, bool* reached) -> Result<bool> {
+    const auto before = counts();
+    std::vector<cases::Poke> all = c.pokes;
+    all.insert(all.end(), pokes.begin(), pokes.end());
+    LOCKSTEP_TRY(Rerun r, runner.run(c, all));
+    ++res.runs;
+    const auto after = counts();
+    if (reached) *reached = after != before;
+    const bool hit = after.first != before.first && r.outcome.returned();
+    if (hit) last = std::move(r);
+    return hit;
+  };
+
+  // 1. Start cases that reach the branch.
+  std::vector<const cases::Case*> starts;
+  for (const cases::Case& c : file.cases) {
+    if (starts.size() >= options.start_cases || res.runs >= options.budget) break;
+    bool reached = false;
+    LOCKSTEP_TRY(bool hit, attempt(c, {}, &reached));
+    if (hit) {
+      res.already_taken = true;
+      res.start_case = c.id;
+      return res;
+    }
+    if (reached) starts.push_back(&c);
+  }
+  res.reaching_cases = static_cast<std::uint32_t>(starts.size());
+  if (starts.empty()) return res;
+
+  // Where the condition's values come from (seen at run time during the survey).
+  std::vector<GuestAddr> near;
+  for (const harness::ConditionStep& s : site->condition) {
+    if (s.first_address) near.push_back(*s.first_address);
+    for (std::uint32_t r : s.call_registers) near.push_back(r);
+  }
+
+  auto found = [&](const cases::Case& c, std::vector<cases::Poke> pokes, std::string how) {
+    res.found = true;
+    res.start_case = c.id;
+    res.pokes = std::move(pokes);
+    res.how = std::move(how);
+    cases::Case fc = last->as_case;
+    fc.note = fmt::format("search: edge 0x{:08x} {} ({}), from case {}: {}", goal.branch, harness::edge_name(goal.edge),
+                          site->text, c.id, res.how);
+    res.found_case = std::move(fc);
+  };
+
+  // 2. Each field alone, nearest first, for each start case.
+  std::mt19937_64 rng(options.seed);
+  for (const cases::Case* c : starts) {
+    std::vector<Field> fields = input_fields(*c, labels);
+    if (!options.mutate_constants) std::erase_if(fields, [](const Field& f) { return f.kind == 2; });
+    auto is_direct = [&](const Field& f) {
+      for (GuestAddr t : near)
+        if (t >= f.start && t - f.start < f.size) return true;
+      return false;
+    };
+    // The game's state before tables and constants; within each, the condition's own operands first,
+    // then nearest in memory.
+    std::stable_sort(fields.begin(), fields.end(), [&](const Field& a, const Field& b) {
+      if (a.kind != b.kind) return a.kind < b.kind;
+      const bool da = is_direct(a), db = is_direct(b);
+      if (da != db) return da;
+      if (near.empty()) return false;
+      return distance(a.start, near) < distance(b.start, near);
+    });
+    auto value_of = [&](const Field& f) {
+      std::vector<std::uint8_t> v(f.size, 0);
+      for (std::uint32_t i = 0; i < f.size; ++i) {
+        std::optional<std::uint8_t> b;
+        for (const auto& p : c->pokes)
+          if (f.start + i >= p.address && f.start + i - p.address < p.bytes.size()) b = p.bytes[f.start + i - p.address];
+        if (!b) b = c->inputs.get(f.start + i);
+        if (!b) {
+          auto m = runner.machine().read(f.start + i, 1);
+          if (m.ok()) b = (*m)[0];
+        }
+        v[i] = b.value_or(0);
+      }
+      return v;
+    };
+    for (const Field& f : fields) {
+      for (const Mutation& m : mutations_of(f, value_of(f))) {
+        if (res.runs >= options.budget) return res;
+        std::vector<cases::Poke> pokes{{f.start, m.bytes}};
+        LOCKSTEP_TRY(bool hit, attempt(*c, pokes, nullptr));
+        if (hit) {
+          found(*c, pokes, fmt::format("{}: {}", f.name, m.what));
+          return res;
+        }
+      }
+    }
+    // 3. Random pairs and triples among the first fields.
+    const std::size_t pool = std::min<std::size_t>(fields.size(), 24);
+    const std::uint32_t share = (options.budget - std::min(options.budget, res.runs)) / static_cast<std::uint32_t>(starts.size());
+    for (std::uint32_t n = 0; n < share && pool >= 2; ++n) {
+      if (res.runs >= options.budget) return res;
+      const std::size_t k = 2 + rng() % 2;
+      std::vector<cases::Poke> pokes;
+      std::string how;
+      std::set<std::size_t> used;
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::size_t fi = rng() % pool;
+        if (!used.insert(fi).second) continue;
+        const Field& f = fields[fi];
+        auto ms = mutations_of(f, value_of(f));
+        if (ms.empty()) continue;
+        const Mutation& m = ms[rng() % ms.size()];
+        pokes.push_back({f.start, m.bytes});
+        how += (how.empty() ? "" : "; ") + fmt::format("{}: {}", f.name, m.what);
+      }
+      if (pokes.empty()) continue;
+      LOCKSTEP_TRY(bool hit, attempt(*c, pokes, nullptr));
+      if (hit) {
+        found(*c, pokes, how);
+        return res;
+      }
+    }
+  }
+  return res;
+}
+
+Result<std::vector<EdgeSearch>> search_untaken_edges(CaseRunner& runner, const cases::CaseFile& file,
+                                                     const harness::Labeler* labels, const SearchOptions& options) {
+  harness::CoverageCollector& cov = runner.collector();
+  if (cov.functions().size() != 1 || cov.functions().front().entry != file.function)
+    return Error::make(Errc::kUsage, "the runner must cover exactly 0x{:08x}", file.function);
+  // Counts are cumulative: remember them around each run to see what one run took.
+  auto snapshot_counts = [&] { return cov.functions().front().branches; };
+  for (const cases::Case& c : file.cases) LOCKSTEP_TRY_STATUS(runner.run(c, c.pokes));
+  const std::vector<harness::BranchSite> before = snapshot_counts();
+  std::vector<EdgeGoal> goals;
+  for (const harness::BranchSite& b : before)
+    for (harness::Edge e : {harness::Edge::kTaken, harness::Edge::kFallthrough})
+      if (b.count(e) == 0) goals.push_back({b.address, e});
+
+  std::set<std::pair<GuestAddr, int>> taken_by_found;
+  std::vector<EdgeSearch> out;
+  for (const EdgeGoal& g : goals) {
+    EdgeSearch es;
+    es.goal = g;
+    for (const auto& b : before)
+      if (b.address == g.branch) es.branch = b.text;
+    if (taken_by_found.count({g.branch, static_cast<int>(g.edge)})) {
+      es.covered_by_earlier = true;
+      out.push_back(std::move(es));
+      continue;
+    }
+    LOCKSTEP_TRY(es.result, search_edge(runner, file, g, labels, options));
+    if (es.result.found) {
+      // Which edges the found state takes: run it alone and compare the counts.
+      const auto pre = snapshot_counts();
+      LOCKSTEP_TRY_STATUS(runner.run(*es.result.found_case, es.result.found_case->pokes));
+      const auto post = snapshot_counts();
+      for (std::size_t i = 0; i < post.size(); ++i) {
+        if (post[i].taken != pre[i].taken) taken_by_found.insert({post[i].address, static_cast<int>(harness::Edge::kTaken)});
+        if (post[i].fell_through != pre[i].fell_through)
+          taken_by_found.insert({post[i].address, static_cast<int>(harness::Edge::kFallthrough)});
+      }
+    }
+    out.push_back(std::move(es));
+  }
+  return out;
+}
+
+}  // namespace lockstep::capture
