@@ -1,0 +1,171 @@
+// The analysts' commands end to end on the stand-in (issues 5 and 7): a fresh recording (the one the
+// checked-in corpus was captured from: same snapshot content hash), then `lockstep coverage`,
+// `lockstep probe --case --poke` and `lockstep probe --search` on cases/standin, through the same
+// entry point as the executable.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lockstep/cases/corpus.hpp"
+#include "lockstep/cli/cli.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lockstep;
+
+const fs::path kRoot = LOCKSTEP_SOURCE_DIR;
+const fs::path kProfile = kRoot / "harness/profiles/pod.toml";
+const fs::path kCorpus = kRoot / "cases/standin";
+
+struct Recording {
+  fs::path dir;
+  fs::path snapshot() const { return dir / "rec" / "snapshot.lks"; }
+};
+Recording* g_rec = nullptr;
+
+int run(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  std::ostringstream o, e;
+  const int rc = cli::run(args, cli::Io{o, e});
+  out = o.str();
+  err = e.str();
+  return rc;
+}
+
+class Analysts : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    g_rec = new Recording{fs::path(LOCKSTEP_BINARY_DIR) / "tests" / "pipeline" / ("analysts-" + std::to_string(::getpid()))};
+    fs::remove_all(g_rec->dir);
+    fs::create_directories(g_rec->dir);
+    // The checked-in corpus's recording: 200 steps, the snapshot at step 50 (scripts/capture-standin).
+    const std::string cmd = (kRoot / "scripts/record-standin").string() + " --build '" + LOCKSTEP_BINARY_DIR +
+                            "' --no-build --steps 200 --pause-at 50 '" + (g_rec->dir / "rec").string() + "' > '" +
+                            (g_rec->dir / "record.log").string() + "' 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << "record-standin failed; see " << (g_rec->dir / "record.log");
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(g_rec->dir);
+    delete g_rec;
+  }
+};
+
+TEST_F(Analysts, CoverageRerunsEveryCaseAndWritesTheReports) {
+  std::string out, err;
+  const fs::path html = g_rec->dir / "html", json = g_rec->dir / "coverage.json";
+  const int rc = run({"coverage", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
+                      kProfile.string(), "--quiet", "--html", html.string(), "--json", json.string()},
+                     out, err);
+  // Every one of the corpus's cases reproduces its recording when re-run from its own state.
+  EXPECT_EQ(rc, 0) << out << err;
+  EXPECT_NE(out.find("0 diverged"), std::string::npos) << out;
+  EXPECT_NE(out.find("tyres::tyres"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(html / "index.html"));
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  // The corpus has 31 functions (its manifest); each is in the report with its edges counted.
+  auto corpus = cases::read_corpus(kCorpus);
+  ASSERT_TRUE(corpus.ok());
+  ASSERT_TRUE(j.contains("functions")) << j.dump().substr(0, 400);
+  EXPECT_EQ(j["functions"].size(), corpus->files.size());
+}
+
+TEST_F(Analysts, ProbeOfACaseWithStoppedWheelTakesTheStaleSlipPath) {
+  // Case 81 of tyres::tyres: every wheel rolls. With point[0]'s velocity zeroed the tyres take the
+  // low-speed path (F050) and read the stale stack slot: a STALE STACK READ the unpoked case has not.
+  std::string out, err;
+  const int rc = run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
+                      kProfile.string(), "--case", "tyres::tyres:81", "--poke", "car[3]+0xc=000000000000000000000000"},
+                     out, err);
+  EXPECT_TRUE(rc == 0 || rc == 1) << out << err;  // the port's verdict, either way reported
+  EXPECT_NE(out.find("STALE STACK READS"), std::string::npos) << out;
+  EXPECT_NE(out.find("branches that went another way than unpoked:\n    0x"), std::string::npos) << out;
+  EXPECT_NE(out.find("port (tyres::tyres): "), std::string::npos) << out;
+  // Unpoked, nothing changes: no branch goes another way.
+  const int rc2 = run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
+                       kProfile.string(), "--case", "tyres::tyres:81"},
+                      out, err);
+  EXPECT_EQ(rc2, 0) << out << err;
+  EXPECT_NE(out.find("(none: every branch went the same ways)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("warning: the unpoked re-run does not reproduce"), std::string::npos) << out;
+}
+
+TEST_F(Analysts, SearchTakesAnUntakenEdgeAndWritesAPokedCase) {
+  // An edge the corpus never takes (from the coverage report), searched; the state is written into a
+  // corpus of its own with --into.
+  std::string out, err;
+  const fs::path json = g_rec->dir / "cov-tyres.json";
+  ASSERT_EQ(run({"coverage", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
+                 kProfile.string(), "--quiet", "--fn", "tyres::tyres", "--json", json.string()},
+                out, err),
+            0)
+      << out << err;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  std::string edge;
+  for (const auto& b : j["functions"][0]["branches"]) {
+    if (b["taken"].get<std::uint64_t>() == 0 && b["fell_through"].get<std::uint64_t>() != 0) {
+      edge = b["address"].get<std::string>() + ":taken";
+      break;
+    }
+  }
+  ASSERT_FALSE(edge.empty()) << "tyres::tyres has no half-taken branch over the corpus";
+  const fs::path into = g_rec->dir / "found";
+  const int rc = run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
+                      kProfile.string(), "--search", "--fn", "tyres::tyres", "--edge", edge, "--budget", "3000",
+                      "--into", into.string()},
+                     out, err);
+  EXPECT_TRUE(rc == 0 || rc == 1) << out << err;
+  EXPECT_NE(out.find("found, from case"), std::string::npos) << out;
+  auto found = cases::read_corpus(into);
+  ASSERT_TRUE(found.ok()) << found.error().message;
+  ASSERT_EQ(found->files.size(), 1u);
+  ASSERT_EQ(found->files[0].cases.size(), 1u);
+  const cases::Case& c = found->files[0].cases[0];
+  EXPECT_TRUE(c.poked());
+  EXPECT_NE(c.note.find(edge.substr(2, 8)), std::string::npos) << c.note;
+  // The found state now takes the edge: coverage over the new corpus counts it.
+  const fs::path json2 = g_rec->dir / "cov-found.json";
+  ASSERT_EQ(run({"coverage", into.string(), "--snapshot", g_rec->snapshot().string(), "--profile", kProfile.string(),
+                 "--quiet", "--json", json2.string()},
+                out, err),
+            0)
+      << out << err;
+  std::ifstream in2(json2);
+  const auto j2 = nlohmann::json::parse(in2);
+  bool taken = false;
+  for (const auto& b : j2["functions"][0]["branches"])
+    if (b["address"].get<std::string>() + ":taken" == edge) taken = b["taken"].get<std::uint64_t>() > 0;
+  EXPECT_TRUE(taken) << edge;
+}
+
+TEST_F(Analysts, BadArgumentsExitTwoWithAMessage) {
+  std::string out, err;
+  EXPECT_EQ(run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile", kProfile.string(),
+                 "--search", "--fn", "tyres::tyres", "--edge", "0x41af80:sideways"},
+                out, err),
+            2);
+  EXPECT_NE(err.find("sideways"), std::string::npos) << err;
+  // The thunk's first instruction is no conditional branch.
+  EXPECT_EQ(run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile", kProfile.string(),
+                 "--search", "--fn", "tyres::tyres", "--edge", "0x41af80:taken"},
+                out, err),
+            2);
+  EXPECT_NE(err.find("not a conditional branch"), std::string::npos) << err;
+  EXPECT_EQ(run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile", kProfile.string(),
+                 "--case", "tyres::tyres:999999"},
+                out, err),
+            2);
+  EXPECT_NE(err.find("no case 999999"), std::string::npos) << err;
+  EXPECT_EQ(run({"coverage", kCorpus.string(), "--profile", kProfile.string()}, out, err), 2);
+  EXPECT_NE(err.find("--snapshot"), std::string::npos) << err;
+}
+
+}  // namespace
