@@ -37,7 +37,28 @@ struct Field {
   /// 0: a field of an instance (the game's state: car[3]+0x440), 1: an unnamed word (the stack, the
   /// heap), 2: a labelled range (tables and constants: poking them makes a state no game reaches).
   int kind = 1;
+  /// An entry register instead of memory: 0 eax, 1 edx, 2 ebx, 3 ecx (Watcom's argument registers).
+  int reg = -1;
 };
+
+constexpr const char* kArgRegisterNames[] = {"eax", "edx", "ebx", "ecx"};
+constexpr std::uint16_t kArgRegisterBits[] = {cases::kPokedEax, cases::kPokedEdx, cases::kPokedEbx, cases::kPokedEcx};
+std::uint32_t arg_register(const cases::Registers& r, int reg) {
+  switch (reg) {
+    case 0: return r.eax;
+    case 1: return r.edx;
+    case 2: return r.ebx;
+    default: return r.ecx;
+  }
+}
+std::uint32_t& arg_register(cases::Registers& r, int reg) {
+  switch (reg) {
+    case 0: return r.eax;
+    case 1: return r.edx;
+    case 2: return r.ebx;
+    default: return r.ecx;
+  }
+}
 
 struct Mutation {
   std::vector<std::uint8_t> bytes;
@@ -140,6 +161,9 @@ std::vector<Field> input_fields(const cases::Case& c, const harness::Labeler* la
   });
   std::vector<Field> out;
   for (auto& [a, f] : fields) out.push_back(std::move(f));
+  // The argument registers: a function whose inputs are values in registers (an angle, a count)
+  // has nothing else to mutate.
+  for (int reg = 0; reg < 4; ++reg) out.push_back({0, 4, std::string(kArgRegisterNames[reg]) + " at entry", 0, reg});
   return out;
 }
 
@@ -200,17 +224,46 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
 
   // Where the condition's values come from (seen at run time during the survey).
   std::vector<GuestAddr> near;
+  // Records a compared call's argument registers point into: [pointer, pointer + kRecordReach).
+  constexpr std::uint32_t kRecordReach = 0x40;
+  std::vector<GuestAddr> pointed;
   for (const harness::ConditionStep& s : site->condition) {
     if (s.first_address) near.push_back(*s.first_address);
-    for (std::uint32_t r : s.call_registers) near.push_back(r);
+    for (std::uint32_t r : s.call_registers)
+      if (runner.machine().is_mapped(r)) {
+        near.push_back(r);
+        pointed.push_back(r);
+      }
   }
 
-  auto found = [&](const cases::Case& c, std::vector<cases::Poke> pokes, std::string how) {
+  // A start case with mutations applied: memory ones as pokes, register ones in the entry registers.
+  struct Variant {
+    cases::Case c;
+    std::vector<cases::Poke> pokes;
+    std::uint16_t registers = 0;
+  };
+  auto apply = [](const cases::Case& start, const std::vector<std::pair<const Field*, const Mutation*>>& muts) {
+    Variant v{start, {}, 0};
+    for (const auto& [f, m] : muts) {
+      if (f->reg >= 0) {
+        std::uint32_t value = 0;
+        std::memcpy(&value, m->bytes.data(), 4);
+        arg_register(v.c.in, f->reg) = value;
+        v.registers |= kArgRegisterBits[f->reg];
+      } else {
+        v.pokes.push_back({f->start, m->bytes});
+      }
+    }
+    return v;
+  };
+  auto found = [&](const cases::Case& c, const Variant& v, std::string how) {
     res.found = true;
     res.start_case = c.id;
-    res.pokes = std::move(pokes);
+    res.pokes = v.pokes;
+    res.poked_registers = v.registers;
     res.how = std::move(how);
     cases::Case fc = last->as_case;
+    fc.poked_registers |= v.registers;
     fc.note = fmt::format("search: edge 0x{:08x} {} ({}), from case {}: {}", goal.branch, harness::edge_name(goal.edge),
                           site->text, c.id, res.how);
     res.found_case = std::move(fc);
@@ -221,22 +274,37 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
   for (const cases::Case* c : starts) {
     std::vector<Field> fields = input_fields(*c, labels);
     if (!options.mutate_constants) std::erase_if(fields, [](const Field& f) { return f.kind == 2; });
+    // A register holding a pointer is not mutated: moving a pointer makes a state no game reaches
+    // (the bytes it points at are fields of their own).
+    std::erase_if(fields, [&](const Field& f) {
+      return f.reg >= 0 && runner.machine().is_mapped(arg_register(c->in, f.reg));
+    });
     auto is_direct = [&](const Field& f) {
+      if (f.reg >= 0) return false;
       for (GuestAddr t : near)
         if (t >= f.start && t - f.start < f.size) return true;
+      for (GuestAddr p : pointed)
+        if (f.start >= p && f.start - p < kRecordReach) return true;
       return false;
     };
-    // The game's state before tables and constants; within each, the condition's own operands first,
+    // The game's state before tables and constants; within each, the condition's own operands (and
+    // the record a compared call's argument points into) first, then value arguments in registers,
     // then nearest in memory.
     std::stable_sort(fields.begin(), fields.end(), [&](const Field& a, const Field& b) {
       if (a.kind != b.kind) return a.kind < b.kind;
       const bool da = is_direct(a), db = is_direct(b);
       if (da != db) return da;
+      if ((a.reg >= 0) != (b.reg >= 0)) return a.reg >= 0;
       if (near.empty()) return false;
       return distance(a.start, near) < distance(b.start, near);
     });
     auto value_of = [&](const Field& f) {
       std::vector<std::uint8_t> v(f.size, 0);
+      if (f.reg >= 0) {
+        const std::uint32_t r = arg_register(c->in, f.reg);
+        std::memcpy(v.data(), &r, 4);
+        return v;
+      }
       for (std::uint32_t i = 0; i < f.size; ++i) {
         std::optional<std::uint8_t> b;
         for (const auto& p : c->pokes)
@@ -253,10 +321,10 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
     for (const Field& f : fields) {
       for (const Mutation& m : mutations_of(f, value_of(f))) {
         if (res.runs >= options.budget) return res;
-        std::vector<cases::Poke> pokes{{f.start, m.bytes}};
-        LOCKSTEP_TRY(bool hit, attempt(*c, pokes, nullptr));
+        Variant v = apply(*c, {{&f, &m}});
+        LOCKSTEP_TRY(bool hit, attempt(v.c, v.pokes, nullptr));
         if (hit) {
-          found(*c, pokes, fmt::format("{}: {}", f.name, m.what));
+          found(*c, v, fmt::format("{}: {}", f.name, m.what));
           return res;
         }
       }
@@ -267,23 +335,26 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
     for (std::uint32_t n = 0; n < share && pool >= 2; ++n) {
       if (res.runs >= options.budget) return res;
       const std::size_t k = 2 + rng() % 2;
-      std::vector<cases::Poke> pokes;
+      std::vector<std::vector<Mutation>> chosen_sets;
+      std::vector<std::pair<const Field*, const Mutation*>> chosen;
       std::string how;
       std::set<std::size_t> used;
+      chosen_sets.reserve(k);
       for (std::size_t j = 0; j < k; ++j) {
         const std::size_t fi = rng() % pool;
         if (!used.insert(fi).second) continue;
         const Field& f = fields[fi];
-        auto ms = mutations_of(f, value_of(f));
-        if (ms.empty()) continue;
-        const Mutation& m = ms[rng() % ms.size()];
-        pokes.push_back({f.start, m.bytes});
+        chosen_sets.push_back(mutations_of(f, value_of(f)));
+        if (chosen_sets.back().empty()) continue;
+        const Mutation& m = chosen_sets.back()[rng() % chosen_sets.back().size()];
+        chosen.push_back({&f, &m});
         how += (how.empty() ? "" : "; ") + fmt::format("{}: {}", f.name, m.what);
       }
-      if (pokes.empty()) continue;
-      LOCKSTEP_TRY(bool hit, attempt(*c, pokes, nullptr));
+      if (chosen.empty()) continue;
+      Variant v = apply(*c, chosen);
+      LOCKSTEP_TRY(bool hit, attempt(v.c, v.pokes, nullptr));
       if (hit) {
-        found(*c, pokes, how);
+        found(*c, v, how);
         return res;
       }
     }

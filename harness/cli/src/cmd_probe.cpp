@@ -265,6 +265,9 @@ int run_probe(const ProbeArgs& a, Io& io) {
       for (auto b : p.bytes) hex += fmt::format("{:02x}", b);
       fmt::print(io.out, "  --poke 0x{:08x}={}   ({})\n", p.address, hex, labels.name(p.address));
     }
+    if (res->poked_registers)
+      fmt::print(io.out, "  entry registers set: {} (the case's `in` registers hold the values)\n",
+                 cases::poked_register_names(res->poked_registers));
     cases::Case found = *res->found_case;
     if (!a.dry_run) {
       const std::string name = file->name;  // add_cases may move the files

@@ -132,7 +132,15 @@ Result<std::unique_ptr<CoverageCollector>> CoverageCollector::create(const ReadM
     const FunctionCoverage& f = c->functions_[fi];
     for (std::uint32_t k = 0; k < f.listing.size(); ++k) {
       const Instruction& i = f.listing[k];
-      Slot s{i.address, end_of(i), fi, k, -1};
+      // Legacy prefixes come first: a rep / repne (f3 / f2) among them makes a string instruction repeat.
+      bool repeats = false;
+      for (std::uint8_t b : i.bytes) {
+        if (b == 0xf2 || b == 0xf3) repeats = true;
+        if (b != 0xf2 && b != 0xf3 && b != 0x66 && b != 0x67 && b != 0x2e && b != 0x3e && b != 0x26 && b != 0x36 &&
+            b != 0x64 && b != 0x65 && b != 0xf0)
+          break;
+      }
+      Slot s{i.address, end_of(i), fi, k, -1, repeats && i.mnemonic.rfind("rep", 0) == 0};
       if (const BranchSite* b = f.branch_at(i.address)) s.branch = static_cast<std::int32_t>(b - f.branches.data());
       c->slots_.push_back(s);
     }
@@ -163,19 +171,26 @@ std::vector<GuestAddr> CoverageCollector::observed_instructions() const {
 }
 
 void CoverageCollector::on_block(GuestAddr address, std::uint32_t size) {
-  if (pending_) {
-    BranchSite& b = functions_[pending_->function].branches[static_cast<std::size_t>(pending_->branch)];
+  for (const Slot* p : pending_) {
+    BranchSite& b = functions_[p->function].branches[static_cast<std::size_t>(p->branch)];
     if (address == b.target) ++b.taken;
     else if (address == b.fallthrough) ++b.fell_through;
-    pending_ = nullptr;
   }
+  pending_.clear();
+  // The next iteration of a rep string instruction that ended the previous block: not a new execution.
+  const bool rep_again = last_repeats_ && address == last_insn_;
   const std::uint64_t end = std::uint64_t{address} + size;
   auto it = std::lower_bound(slots_.begin(), slots_.end(), address,
                              [](const Slot& s, GuestAddr a) { return s.address < a; });
+  last_repeats_ = false;
   for (; it != slots_.end() && it->address < end; ++it) {
-    ++functions_[it->function].hits[it->index];
-    // The block's last instruction a conditional branch: the next block says which way it went.
-    if (it->branch >= 0 && it->end == end) pending_ = &*it;
+    if (!(rep_again && it->address == address)) ++functions_[it->function].hits[it->index];
+    if (it->end == end) {
+      last_insn_ = it->address;
+      last_repeats_ = it->repeats;
+      // The block's last instruction a conditional branch: the next block says which way it went.
+      if (it->branch >= 0) pending_.push_back(&*it);
+    }
   }
 }
 
@@ -205,7 +220,8 @@ void CoverageCollector::on_instruction(GuestAddr address, const Registers& regis
 }
 
 void CoverageCollector::end_run(bool faulted) {
-  pending_ = nullptr;
+  pending_.clear();
+  last_repeats_ = false;
   ++runs_;
   if (faulted) ++faulted_;
 }

@@ -61,6 +61,19 @@ void add_unique(std::vector<std::string>& v, const std::string& r) {
 // word; fnstsw/fstsw read it; fcomi & co. write eflags.
 void data_flow(csh handle, const cs_insn& insn, Instruction& out) {
   const cs_x86& x = insn.detail->x86;
+  // lea computes with its address registers and touches no memory; neither does a multi-byte nop.
+  if (insn.id == X86_INS_LEA || insn.id == X86_INS_NOP) {
+    for (std::uint8_t i = 0; i < x.op_count; ++i) {
+      const cs_x86_op& op = x.operands[i];
+      if (op.type == X86_OP_MEM && insn.id == X86_INS_LEA) {
+        add_unique(out.regs_read, full_register(handle, op.mem.base));
+        add_unique(out.regs_read, full_register(handle, op.mem.index));
+      } else if (op.type == X86_OP_REG && i == 0) {  // lea's destination
+        add_unique(out.regs_written, full_register(handle, op.reg));
+      }
+    }
+    return;
+  }
   std::vector<unsigned> address_regs;
   for (std::uint8_t i = 0; i < x.op_count; ++i) {
     const cs_x86_op& op = x.operands[i];

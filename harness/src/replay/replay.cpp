@@ -132,7 +132,9 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
   if (c.poked()) {
     s += "  poked:";
     for (const auto& p : c.pokes) s += fmt::format(" 0x{:08x}={:02x}", p.address, fmt::join(p.bytes, ""));
+    if (c.poked_registers) s += " (registers: " + cases::poked_register_names(c.poked_registers) + ")";
     s += "\n";
+    if (!c.note.empty()) s += "  note: " + c.note + "\n";
   }
   if (!cmp.port_error.empty()) s += fmt::format("  the port raised: {}\n", cmp.port_error);
 

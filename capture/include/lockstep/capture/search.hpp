@@ -13,7 +13,12 @@
 //  2. then every other input field of the case, by distance in memory from those addresses (input
 //     order when the condition reads no memory).
 // A field is a field of the profile (Labeler::field) when one names the byte, else its aligned
-// 4-byte word. Each field gets a fixed set of mutations by size: for 4-byte words (16.16 and
+// 4-byte word; the argument registers eax, edx, ebx, ecx (Watcom's) are fields too when they hold a
+// value rather than a pointer (a mapped address), tried right after the condition's own operands (a
+// function whose input is a value in a register, such as an angle, has nothing else to mutate). The
+// record a compared call's pointer argument points into (its first 0x40 bytes) counts as the
+// condition's own operand. A register mutation is recorded in the case's entry registers and
+// marked in Case::poked_registers. Each field gets a fixed set of mutations by size: for 4-byte words (16.16 and
 // integers) 0, ±1, -v, v/2, 2v, v/16, 16v, v±1, INT_MIN, INT_MAX; for 8-byte words (doubles) 0, -v,
 // v/2, 2v, v/10, 10v, ±1, ±1e6; for 1- and 2-byte fields 0, 1, all ones, v^1; for a field of several
 // words (a vector) the same scalings applied to every word at once, then each word alone. When the
@@ -59,7 +64,8 @@ struct SearchResult {
   std::uint32_t runs = 0;           ///< runs spent
   std::uint32_t reaching_cases = 0; ///< start cases found that reach the branch
   std::uint32_t start_case = 0;     ///< the case id the found state came from
-  std::vector<cases::Poke> pokes;   ///< the mutation that took the edge
+  std::vector<cases::Poke> pokes;   ///< the mutation that took the edge (memory)
+  std::uint16_t poked_registers = 0;  ///< entry registers it set (cases::RegisterBit); values in found_case->in
   std::string how;                  ///< "car[0]+0x1a0 point[0].velocity: x0 (3 words)"
   /// The found state as a case: the original's rerun (inputs and writes as observed), marked poked,
   /// its note saying which edge it takes. Ready for add_cases.

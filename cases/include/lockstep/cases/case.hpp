@@ -53,6 +53,15 @@ struct Poke {
   friend bool operator==(const Poke&, const Poke&) = default;
 };
 
+/// Entry registers a poke set (Case::poked_registers), one bit each.
+enum RegisterBit : std::uint16_t {
+  kPokedEax = 1u << 0, kPokedEbx = 1u << 1, kPokedEcx = 1u << 2, kPokedEdx = 1u << 3,
+  kPokedEsi = 1u << 4, kPokedEdi = 1u << 5, kPokedEbp = 1u << 6,
+};
+inline constexpr std::uint16_t kPokedRegisterMask = 0x7f;
+/// "eax edx" for a mask.
+std::string poked_register_names(std::uint16_t mask);
+
 struct Case {
   std::uint32_t id = 0;         ///< unique within its function's file
   GuestAddr function = 0;
@@ -72,9 +81,11 @@ struct Case {
 
   Origin origin;
   std::vector<Poke> pokes;      ///< non-empty: a "poked" case (found by a search or made by hand)
+  /// Entry registers (in `in`) set by a poke rather than by the recorded caller (RegisterBit).
+  std::uint16_t poked_registers = 0;
   std::string note;             ///< free text ("search: edge 0x41b0c2 taken")
 
-  bool poked() const noexcept { return !pokes.empty(); }
+  bool poked() const noexcept { return !pokes.empty() || poked_registers != 0; }
   bool is_stale(GuestAddr a) const noexcept { return a < in.esp; }
   std::size_t stale_input_count() const;
 

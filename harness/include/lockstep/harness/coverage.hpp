@@ -12,7 +12,8 @@
 // marks each listed instruction inside it as executed once; a block that ends with a conditional
 // branch is followed by a block starting at the branch's target (taken) or right after it (fallthrough).
 // An instruction that faults mid-block is counted as executed (Unicorn reports the block before it
-// runs); runs that fault are rare and reported by whoever drives the runs.
+// runs); runs that fault are rare and reported by whoever drives the runs. A rep string instruction
+// runs as one block per iteration (QEMU re-enters it): those re-entries are not counted again.
 //
 // The condition of a branch: the instruction that last set the flags before it in the same basic
 // block, followed back through `sahf` / `test ah, imm` / `fnstsw ax` to the x87 compare behind them,
@@ -135,6 +136,7 @@ class CoverageCollector final : public BlockObserver, public InstructionObserver
     std::uint32_t function;
     std::uint32_t index;  // into listing / hits
     std::int32_t branch;  // index into branches, or -1
+    bool repeats;         // a rep / repne string instruction: QEMU re-enters it once per iteration
   };
   struct Operand {        // a memory operand of an observed instruction: which step it labels
     std::uint32_t function, branch, step, operand;
@@ -144,7 +146,10 @@ class CoverageCollector final : public BlockObserver, public InstructionObserver
   std::multimap<GuestAddr, Operand> operands_;    // observed instruction -> operands to label
   std::multimap<GuestAddr, Operand> calls_;       // observed call -> the step it is
   const Labeler* labels_ = nullptr;
-  const Slot* pending_ = nullptr;                 // the branch that ended the previous block
+  std::vector<const Slot*> pending_;              // the branch(es) ending the previous block (one per
+                                                  // function listing that instruction)
+  GuestAddr last_insn_ = 0;                       // the previous block's last instruction
+  bool last_repeats_ = false;                     // ... and whether it is a rep string instruction
   std::uint64_t runs_ = 0, faulted_ = 0;
 };
 
