@@ -48,6 +48,7 @@ Result<Rerun> rerun_case(harness::Machine& machine, const cases::Case& c, std::s
   r.as_case.returns = c.returns;
   r.as_case.origin = c.origin;
   r.as_case.pokes.assign(pokes.begin(), pokes.end());
+  r.as_case.poked_registers = c.poked_registers;
   r.as_case.note = c.note;
   // The registers in are the case's (the machine reads them back after writing, which is the same).
   r.as_case.in = c.in;

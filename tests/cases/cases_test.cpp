@@ -195,7 +195,7 @@ TEST_F(CaseFileErrors, OverlappingRunsInTheBody) {
 TEST(Corpus, WriteReadAndDeterminism) {
   auto dir = std::filesystem::temp_directory_path() / ("lockstep_corpus_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", {}};
+  Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", "car_step", {}};
   std::vector<CaseFile> files{make_file(0x4d41a0, "math::dot16", {sample_case(0)}),
                               make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
   files[0].cases[0].function = 0x4d41a0;

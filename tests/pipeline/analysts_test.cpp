@@ -146,6 +146,32 @@ TEST_F(Analysts, SearchTakesAnUntakenEdgeAndWritesAPokedCase) {
   EXPECT_TRUE(taken) << edge;
 }
 
+TEST_F(Analysts, ARegisterPokeChangesTheEntryRegister) {
+  // Tables::cos16 takes its angle in eax: a different angle, the same function, the port beside it.
+  std::string out, err;
+  const fs::path copy = g_rec->dir / "corpus-copy";
+  fs::remove_all(copy);
+  fs::copy(kCorpus, copy);
+  const int rc = run({"probe", copy.string(), "--snapshot", g_rec->snapshot().string(), "--profile", kProfile.string(),
+                      "--case", "Tables::cos16:0", "--poke", "eax=0x3000", "--add"},
+                     out, err);
+  EXPECT_EQ(rc, 0) << out << err;
+  EXPECT_NE(out.find("port (Tables::cos16): matches"), std::string::npos) << out;
+  auto corpus = cases::read_corpus(copy);
+  ASSERT_TRUE(corpus.ok());
+  for (const auto& f : corpus->files) {
+    if (f.name != "Tables::cos16") continue;
+    const cases::Case& added = f.cases.back();
+    EXPECT_EQ(added.in.eax, 0x3000u);
+    EXPECT_EQ(added.poked_registers, cases::kPokedEax);
+    EXPECT_TRUE(added.poked());
+  }
+  EXPECT_EQ(run({"probe", copy.string(), "--snapshot", g_rec->snapshot().string(), "--profile", kProfile.string(),
+                 "--case", "Tables::cos16:0", "--poke", "eax=zz"},
+                out, err),
+            2);
+}
+
 TEST_F(Analysts, BadArgumentsExitTwoWithAMessage) {
   std::string out, err;
   EXPECT_EQ(run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile", kProfile.string(),

@@ -103,8 +103,10 @@ Result<std::vector<std::uint32_t>> add_found(const ProbeArgs& a, cases::Corpus& 
   } else {
     target.manifest = corpus.manifest;
     target.manifest.functions.clear();
-    target.manifest.command = "lockstep probe --search (poked states found for the untaken edges of " +
-                              std::filesystem::path(a.corpus).filename().string() + ")";
+    // The command that made it, without paths (a regenerated corpus must be byte-identical).
+    target.manifest.command = fmt::format("lockstep probe CORPUS --search{} --edge {} --budget {} --start-cases {}{} --into FOUND",
+                                          a.function.empty() ? "" : " --fn " + a.function, a.edge, a.budget,
+                                          a.start_cases, a.poke_constants ? " --poke-constants" : "");
   }
   // Each new file carries the original's code like the captured ones, for the reports' listing.
   for (const auto& c : found) {
@@ -172,8 +174,10 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
         std::string verdict = "no binding";
         if (const cases::Binding* b = cases::find_binding(bindings, c.function)) {
           const auto cmp = cases::compare(c, b->run(c));
-          verdict = cmp.matched() ? "port matches" : fmt::format("port DIFFERS ({} bytes, {} registers)", cmp.bytes.size(),
-                                                                 cmp.registers.size());
+          verdict = cmp.matched() ? "port matches"
+                                  : fmt::format("port DIFFERS ({} bytes, {} registers, {} bytes read the original never "
+                                                "read)",
+                                                cmp.bytes.size(), cmp.registers.size(), cmp.outside_reads.size());
           if (!cmp.matched()) differing.push_back(file->name);
         }
         line += fmt::format("found in {} runs from case {}: {}; {}", es.result.runs, es.result.start_case,
@@ -286,7 +290,22 @@ int run_probe(const ProbeArgs& a, Io& io) {
   if (!found.ok()) return report(io, found.error());
   const cases::Case& c = **found;
   std::vector<cases::Poke> pokes = c.pokes;
+  cases::Case start = c;  // with any entry registers the pokes set
   for (const auto& p : a.pokes) {
+    // REG=VALUE sets an entry register (eax .. ebp) instead of memory.
+    static const char* const kRegNames[] = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"};
+    std::uint32_t* regs[] = {&start.in.eax, &start.in.ebx, &start.in.ecx, &start.in.edx,
+                             &start.in.esi, &start.in.edi, &start.in.ebp};
+    bool is_reg = false;
+    for (unsigned r = 0; r < 7; ++r) {
+      if (p.rfind(std::string(kRegNames[r]) + "=", 0) != 0) continue;
+      auto v = harness::parse_u32(p.substr(4));
+      if (!v.ok()) return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number", p, p.substr(4)));
+      *regs[r] = *v;
+      start.poked_registers |= static_cast<std::uint16_t>(1u << r);  // cases::RegisterBit order
+      is_reg = true;
+    }
+    if (is_reg) continue;
     auto poke = harness::parse_poke(p, labels);
     if (!poke.ok()) return report(io, poke.error().wrap("--poke {}", p));
     pokes.push_back({poke->address, poke->bytes});
@@ -297,7 +316,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
   auto plain = (*runner)->run(c, c.pokes);
   if (!plain.ok()) return report(io, plain.error());
   const auto after_plain = cov.functions().front().branches;
-  auto poked = (*runner)->run(c, pokes);
+  auto poked = (*runner)->run(start, pokes);
   if (!poked.ok()) return report(io, poked.error());
   const auto after_poked = cov.functions().front().branches;
 
@@ -315,7 +334,12 @@ int run_probe(const ProbeArgs& a, Io& io) {
     fmt::print(io.out, "original: FAULTED on the poked state\n{}", harness::format_fault(*poked->outcome.fault));
     return kExitGuestFault;
   }
-  fmt::print(io.out, "original (Unicorn, from the case's state{}):\n{}", pokes.empty() ? "" : " + pokes",
+  if (start.poked_registers)
+    fmt::print(io.out, "entry registers set: {} (eax {:#010x} edx {:#010x} ebx {:#010x} ecx {:#010x})\n",
+               cases::poked_register_names(start.poked_registers), start.in.eax, start.in.edx, start.in.ebx,
+               start.in.ecx);
+  fmt::print(io.out, "original (Unicorn, from the case's state{}):\n{}",
+             pokes.empty() && !start.poked_registers ? "" : " + pokes",
              harness::format_effects(poked->outcome.record.effects, labels));
   if (!poked->reads_outside_case.empty())
     fmt::print(io.out,
@@ -326,7 +350,8 @@ int run_probe(const ProbeArgs& a, Io& io) {
              branch_changes(after_plain, minus(after_poked, after_plain)));
   const int verdict = replay_port(*corpus, poked->as_case, labels, io);
   if (a.add) {
-    if (pokes.empty()) return report(io, Error::make(Errc::kUsage, "--add keeps a poked state; give --poke"));
+    if (pokes.empty() && !start.poked_registers)
+      return report(io, Error::make(Errc::kUsage, "--add keeps a poked state; give --poke"));
     cases::Case keep = poked->as_case;
     keep.note = fmt::format("probe of case {}", c.id);
     const std::string name = c.name;  // `c` points into the corpus add_cases rewrites
@@ -343,7 +368,9 @@ std::function<int(Io&)> setup_probe(CLI::App& app) {
   app.add_option("--snapshot", a->snapshot, "The snapshot the corpus was captured on")->required();
   app.add_option("--profile", a->profile, "Profile of the original (harness/profiles/pod.toml)")->required();
   app.add_option("--case", a->one_case, "The case to probe: FUNCTION:ID (e.g. tyres::tyres:12)");
-  app.add_option("--poke", a->pokes, "ADDR=HEX bytes laid over the case's state (ADDR: car[3]+0x440, a label, 0x...)");
+  app.add_option("--poke", a->pokes,
+                 "ADDR=HEX bytes laid over the case's state (ADDR: car[3]+0x440, a label, 0x...), or REG=VALUE "
+                 "for an entry register (eax=0x4000)");
   app.add_flag("--add", a->add, "Write the poked state into the corpus as a poked case");
   app.add_flag("--search", a->search, "Search for a state that takes --edge of --fn");
   app.add_option("--fn", a->function, "The function to search in (name or address)");
