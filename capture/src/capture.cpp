@@ -92,6 +92,14 @@ std::vector<cases::CaseFile> CaseCollector::files() const {
   return out;
 }
 
+std::vector<cases::CaseFile> CaseCollector::take_files() {
+  std::vector<cases::CaseFile> out;
+  out.reserve(files_.size());
+  for (auto& [fn, f] : files_) out.push_back(std::move(f));
+  files_.clear();
+  return out;
+}
+
 std::uint64_t CaptureReport::cases() const noexcept {
   std::uint64_t n = 0;
   for (const auto& f : files) n += f.cases.size();
@@ -164,7 +172,7 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
     if (options.progress) options.progress(n + 1, runs.size(), collector.cases());
   }
   report.incomplete = collector.incomplete();
-  report.files = collector.files();
+  report.files = collector.take_files();
   // Poked runs: every case lists the pokes it was made under.
   if (!options.pokes.empty())
     for (auto& f : report.files)

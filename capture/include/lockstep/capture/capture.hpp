@@ -57,6 +57,8 @@ class CaseCollector final : public harness::CallObserver {
   std::uint64_t cases() const noexcept;
   /// The case files, ascending by address (functions with no case included, empty).
   std::vector<cases::CaseFile> files() const;
+  /// The same, moved out (the collector is empty afterwards): a capture's cases are not copied.
+  std::vector<cases::CaseFile> take_files();
 
  private:
   const harness::Profile& profile_;
