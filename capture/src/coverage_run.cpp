@@ -64,18 +64,21 @@ Result<harness::CoverageReport> coverage_over_corpus(const harness::Snapshot& sn
   std::vector<harness::GuestAddr> fns = options.functions;
   if (fns.empty())
     for (const auto& f : corpus.files) fns.push_back(f.function);
+  std::vector<const cases::CaseFile*> files;
   std::uint64_t total = 0;
   for (harness::GuestAddr fn : fns) {
     auto it = std::find_if(corpus.files.begin(), corpus.files.end(), [&](const auto& f) { return f.function == fn; });
     if (it == corpus.files.end())
       return Error::make(Errc::kNotFound, "the corpus has no cases of 0x{:08x}; its functions are listed in its manifest",
                          fn);
+    files.push_back(&*it);
     total += it->cases.size();
   }
   harness::CoverageReport report;
   std::uint64_t done = 0;
-  for (harness::GuestAddr fn : fns) {
-    const auto& file = *std::find_if(corpus.files.begin(), corpus.files.end(), [&](const auto& f) { return f.function == fn; });
+  for (const cases::CaseFile* f : files) {
+    const cases::CaseFile& file = *f;
+    const harness::GuestAddr fn = file.function;
     LOCKSTEP_TRY(auto runner, CaseRunner::create(snapshot, profile, options.driver, targets_for(profile, {fn}), labels,
                                                  options.machine));
     for (const cases::Case& c : file.cases) {

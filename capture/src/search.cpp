@@ -42,16 +42,7 @@ struct Field {
 };
 
 constexpr const char* kArgRegisterNames[] = {"eax", "edx", "ebx", "ecx"};
-constexpr std::uint16_t kArgRegisterBits[] = {cases::kPokedEax, cases::kPokedEdx, cases::kPokedEbx, cases::kPokedEcx};
 std::uint32_t arg_register(const cases::Registers& r, int reg) {
-  switch (reg) {
-    case 0: return r.eax;
-    case 1: return r.edx;
-    case 2: return r.ebx;
-    default: return r.ecx;
-  }
-}
-std::uint32_t& arg_register(cases::Registers& r, int reg) {
   switch (reg) {
     case 0: return r.eax;
     case 1: return r.edx;
@@ -178,15 +169,13 @@ std::uint64_t distance(GuestAddr a, const std::vector<GuestAddr>& to) {
 Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file, const EdgeGoal& goal,
                                  const harness::Labeler* labels, const SearchOptions& options) {
   harness::CoverageCollector& cov = runner.collector();
-  const harness::FunctionCoverage* fn = nullptr;
   const harness::BranchSite* site = nullptr;
   for (const auto& f : cov.functions())
-    if (const auto* b = f.branch_at(goal.branch)) fn = &f, site = b;
+    if (const auto* b = f.branch_at(goal.branch)) site = b;
   if (!site)
     return Error::make(Errc::kNotFound, "0x{:08x} is not a conditional branch of 0x{:08x} ({}); `lockstep coverage` lists "
                        "its branches",
                        goal.branch, file.function, file.name);
-  (void)fn;
   SearchResult res;
   const harness::Edge other = goal.edge == harness::Edge::kTaken ? harness::Edge::kFallthrough : harness::Edge::kTaken;
   auto counts = [&] { return std::pair{cov.count(goal.branch, goal.edge), cov.count(goal.branch, other)}; };
@@ -236,20 +225,19 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
       }
   }
 
-  // A start case with mutations applied: memory ones as pokes, register ones in the entry registers.
+  // A start case with mutations applied: memory ones as pokes, register ones in the entry registers
+  // (marked in the case's poked_registers).
   struct Variant {
     cases::Case c;
     std::vector<cases::Poke> pokes;
-    std::uint16_t registers = 0;
   };
   auto apply = [](const cases::Case& start, const std::vector<std::pair<const Field*, const Mutation*>>& muts) {
-    Variant v{start, {}, 0};
+    Variant v{start, {}};
     for (const auto& [f, m] : muts) {
       if (f->reg >= 0) {
         std::uint32_t value = 0;
         std::memcpy(&value, m->bytes.data(), 4);
-        arg_register(v.c.in, f->reg) = value;
-        v.registers |= kArgRegisterBits[f->reg];
+        cases::poke_register(v.c, kArgRegisterNames[f->reg], value);
       } else {
         v.pokes.push_back({f->start, m->bytes});
       }
@@ -260,10 +248,9 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
     res.found = true;
     res.start_case = c.id;
     res.pokes = v.pokes;
-    res.poked_registers = v.registers;
+    res.poked_registers = static_cast<std::uint16_t>(v.c.poked_registers & ~c.poked_registers);
     res.how = std::move(how);
-    cases::Case fc = last->as_case;
-    fc.poked_registers |= v.registers;
+    cases::Case fc = last->as_case;  // the rerun of v.c: its registers and poked_registers
     fc.note = fmt::format("search: edge 0x{:08x} {} ({}), from case {}: {}", goal.branch, harness::edge_name(goal.edge),
                           site->text, c.id, res.how);
     res.found_case = std::move(fc);
@@ -371,36 +358,41 @@ Result<std::vector<EdgeSearch>> search_untaken_edges(CaseRunner& runner, const c
   auto snapshot_counts = [&] { return cov.functions().front().branches; };
   for (const cases::Case& c : file.cases) LOCKSTEP_TRY_STATUS(runner.run(c, c.pokes));
   const std::vector<harness::BranchSite> before = snapshot_counts();
-  std::vector<EdgeGoal> goals;
-  for (const harness::BranchSite& b : before)
-    for (harness::Edge e : {harness::Edge::kTaken, harness::Edge::kFallthrough})
-      if (b.count(e) == 0) goals.push_back({b.address, e});
-
   std::set<std::pair<GuestAddr, int>> taken_by_found;
   std::vector<EdgeSearch> out;
-  for (const EdgeGoal& g : goals) {
-    EdgeSearch es;
-    es.goal = g;
-    for (const auto& b : before)
-      if (b.address == g.branch) es.branch = b.text;
-    if (taken_by_found.count({g.branch, static_cast<int>(g.edge)})) {
-      es.covered_by_earlier = true;
-      out.push_back(std::move(es));
-      continue;
-    }
-    LOCKSTEP_TRY(es.result, search_edge(runner, file, g, labels, options));
-    if (es.result.found) {
-      // Which edges the found state takes: run it alone and compare the counts.
-      const auto pre = snapshot_counts();
-      LOCKSTEP_TRY_STATUS(runner.run(*es.result.found_case, es.result.found_case->pokes));
-      const auto post = snapshot_counts();
-      for (std::size_t i = 0; i < post.size(); ++i) {
-        if (post[i].taken != pre[i].taken) taken_by_found.insert({post[i].address, static_cast<int>(harness::Edge::kTaken)});
-        if (post[i].fell_through != pre[i].fell_through)
-          taken_by_found.insert({post[i].address, static_cast<int>(harness::Edge::kFallthrough)});
+  for (const harness::BranchSite& site : before) {
+    for (harness::Edge e : {harness::Edge::kTaken, harness::Edge::kFallthrough}) {
+      if (site.count(e) != 0) continue;
+      const EdgeGoal g{site.address, e};
+      EdgeSearch es;
+      es.goal = g;
+      es.branch = site.text;
+      if (taken_by_found.count({g.branch, static_cast<int>(g.edge)})) {
+        es.covered_by_earlier = true;
+        out.push_back(std::move(es));
+        continue;
       }
+      // No case reaches the branch at all (the pass above ran every one of them): search_edge would
+      // re-run them all only to find no start case. Not found, no runs spent.
+      if (site.taken == 0 && site.fell_through == 0) {
+        out.push_back(std::move(es));
+        continue;
+      }
+      LOCKSTEP_TRY(es.result, search_edge(runner, file, g, labels, options));
+      if (es.result.found) {
+        // Which edges the found state takes: run it alone and compare the counts.
+        const auto pre = snapshot_counts();
+        LOCKSTEP_TRY_STATUS(runner.run(*es.result.found_case, es.result.found_case->pokes));
+        const auto post = snapshot_counts();
+        for (std::size_t i = 0; i < post.size(); ++i) {
+          if (post[i].taken != pre[i].taken)
+            taken_by_found.insert({post[i].address, static_cast<int>(harness::Edge::kTaken)});
+          if (post[i].fell_through != pre[i].fell_through)
+            taken_by_found.insert({post[i].address, static_cast<int>(harness::Edge::kFallthrough)});
+        }
+      }
+      out.push_back(std::move(es));
     }
-    out.push_back(std::move(es));
   }
   return out;
 }

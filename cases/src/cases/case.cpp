@@ -1,5 +1,7 @@
 #include "lockstep/cases/case.hpp"
 
+#include <iterator>
+
 namespace lockstep::cases {
 
 const char* convention_name(Convention c) noexcept {
@@ -22,6 +24,36 @@ const char* returns_name(Returns r) noexcept {
     case Returns::kSt0: return "st0";
   }
   return "?";
+}
+
+namespace {
+
+// The entry registers a poke may set, in RegisterBit order.
+struct PokableRegister {
+  const char* name;
+  std::uint32_t Registers::*field;
+};
+constexpr PokableRegister kPokable[] = {{"eax", &Registers::eax}, {"ebx", &Registers::ebx}, {"ecx", &Registers::ecx},
+                                        {"edx", &Registers::edx}, {"esi", &Registers::esi}, {"edi", &Registers::edi},
+                                        {"ebp", &Registers::ebp}};
+
+}  // namespace
+
+std::string poked_register_names(std::uint16_t mask) {
+  std::string out;
+  for (unsigned i = 0; i < std::size(kPokable); ++i)
+    if (mask & (1u << i)) out += (out.empty() ? "" : " ") + std::string(kPokable[i].name);
+  return out;
+}
+
+bool poke_register(Case& c, std::string_view name, std::uint32_t value) {
+  for (unsigned i = 0; i < std::size(kPokable); ++i) {
+    if (name != kPokable[i].name) continue;
+    c.in.*kPokable[i].field = value;
+    c.poked_registers = static_cast<std::uint16_t>(c.poked_registers | (1u << i));
+    return true;
+  }
+  return false;
 }
 
 std::size_t Case::stale_input_count() const {

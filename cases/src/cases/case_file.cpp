@@ -238,12 +238,4 @@ Result<CaseFile> read_case_file(const std::filesystem::path& path) {
   return decode_case_file(bytes, path.string());
 }
 
-std::string poked_register_names(std::uint16_t mask) {
-  static const char* const kNames[] = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"};
-  std::string out;
-  for (unsigned i = 0; i < 7; ++i)
-    if (mask & (1u << i)) out += (out.empty() ? "" : " ") + std::string(kNames[i]);
-  return out;
-}
-
 }  // namespace lockstep::cases

@@ -293,19 +293,16 @@ int run_probe(const ProbeArgs& a, Io& io) {
   cases::Case start = c;  // with any entry registers the pokes set
   for (const auto& p : a.pokes) {
     // REG=VALUE sets an entry register (eax .. ebp) instead of memory.
-    static const char* const kRegNames[] = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"};
-    std::uint32_t* regs[] = {&start.in.eax, &start.in.ebx, &start.in.ecx, &start.in.edx,
-                             &start.in.esi, &start.in.edi, &start.in.ebp};
-    bool is_reg = false;
-    for (unsigned r = 0; r < 7; ++r) {
-      if (p.rfind(std::string(kRegNames[r]) + "=", 0) != 0) continue;
-      auto v = harness::parse_u32(p.substr(4));
-      if (!v.ok()) return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number", p, p.substr(4)));
-      *regs[r] = *v;
-      start.poked_registers |= static_cast<std::uint16_t>(1u << r);  // cases::RegisterBit order
-      is_reg = true;
+    const std::string name = p.substr(0, p.find('='));
+    // (poke_register on a throwaway case: is the name a register?)
+    if (cases::Case trial; p.find('=') != std::string::npos && cases::poke_register(trial, name, 0)) {
+      auto v = harness::parse_u32(p.substr(name.size() + 1));
+      if (!v.ok())
+        return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number", p,
+                                      p.substr(name.size() + 1)));
+      cases::poke_register(start, name, *v);
+      continue;
     }
-    if (is_reg) continue;
     auto poke = harness::parse_poke(p, labels);
     if (!poke.ok()) return report(io, poke.error().wrap("--poke {}", p));
     pokes.push_back({poke->address, poke->bytes});

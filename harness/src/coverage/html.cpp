@@ -19,6 +19,7 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/harness/coverage_report.hpp"
+#include "../markup.hpp"
 #include "report_common.hpp"
 
 namespace lockstep::harness {
@@ -29,21 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string esc(std::string_view in) {
-  std::string s;
-  s.reserve(in.size());
-  for (char ch : in) {
-    switch (ch) {
-      case '&': s += "&amp;"; break;
-      case '<': s += "&lt;"; break;
-      case '>': s += "&gt;"; break;
-      case '"': s += "&quot;"; break;
-      case '\'': s += "&#39;"; break;
-      default: s += ch;
-    }
-  }
-  return s;
-}
+std::string esc(std::string_view in) { return detail::markup_escape(in); }
 
 constexpr std::string_view kStyle = R"(/* lockstep coverage report */
 body { font-family: sans-serif; margin: 1.5em; color: #222; background: #fff; }

@@ -452,13 +452,7 @@ struct Machine::Impl {
   }
 
   Registers read_registers() {
-    Registers r;
-    int ids[] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_EBX, UC_X86_REG_ESP,
-                 UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EIP, UC_X86_REG_EFLAGS};
-    std::uint32_t* dst[] = {&r.eax, &r.ecx, &r.edx, &r.ebx, &r.esp, &r.ebp, &r.esi, &r.edi, &r.eip, &r.eflags};
-    void* ptrs[10];
-    for (int i = 0; i < 10; ++i) ptrs[i] = dst[i];
-    uc_reg_read_batch(uc, ids, ptrs, 10);
+    Registers r = read_general_registers();
     std::uint16_t cw = 0, sw = 0, tag = 0;
     std::uint32_t mxcsr = 0;
     uc_reg_read(uc, UC_X86_REG_FPCW, &cw);

@@ -10,6 +10,7 @@
 
 #include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/labels.hpp"
+#include "../markup.hpp"
 
 namespace lockstep::harness {
 
@@ -218,22 +219,6 @@ std::string to_json(const ReplayResult& r) {
   return j.dump(2) + "\n";
 }
 
-namespace {
-std::string xml_escape(const std::string& in) {
-  std::string s;
-  for (char ch : in) {
-    switch (ch) {
-      case '&': s += "&amp;"; break;
-      case '<': s += "&lt;"; break;
-      case '>': s += "&gt;"; break;
-      case '"': s += "&quot;"; break;
-      default: s += ch;
-    }
-  }
-  return s;
-}
-}  // namespace
-
 std::string to_junit(const ReplayResult& r) {
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += fmt::format("<testsuites name=\"lockstep replay\" tests=\"{}\" failures=\"{}\">\n", r.functions.size(),
@@ -241,7 +226,8 @@ std::string to_junit(const ReplayResult& r) {
                                  [](const FunctionOutcome& f) { return f.mismatched > 0; }));
   s += "  <testsuite name=\"replay\">\n";
   for (const auto& f : r.functions) {
-    s += fmt::format("    <testcase classname=\"replay\" name=\"{}\">", xml_escape(fmt::format("0x{:08x} {}", f.function, f.name)));
+    s += fmt::format("    <testcase classname=\"replay\" name=\"{}\">",
+                     detail::markup_escape(fmt::format("0x{:08x} {}", f.function, f.name)));
     if (!f.bound) {
       s += "<skipped message=\"no binding yet\"/>";
     } else if (f.mismatched) {

@@ -87,7 +87,8 @@ struct EdgeSearch {
 };
 
 /// Every untaken edge of the function (over its cases in `file`), searched in address order; an edge
-/// a state found earlier in the batch already takes is not searched again. The found cases are in
+/// a state found earlier in the batch already takes is not searched again, nor one of a branch no
+/// case reaches (its result: not found, no reaching case, no run). The found cases are in
 /// each EdgeSearch's result (ready for add_cases). `runner` must be made for the function.
 Result<std::vector<EdgeSearch>> search_untaken_edges(CaseRunner& runner, const cases::CaseFile& file,
                                                      const harness::Labeler* labels, const SearchOptions& options = {});

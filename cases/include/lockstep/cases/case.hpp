@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -91,5 +92,9 @@ struct Case {
 
   friend bool operator==(const Case&, const Case&) = default;
 };
+
+/// Sets the case's entry register `name` ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp") to `value`
+/// and marks it in poked_registers; false (nothing changed) for any other name.
+bool poke_register(Case& c, std::string_view name, std::uint32_t value);
 
 }  // namespace lockstep::cases
