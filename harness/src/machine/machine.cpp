@@ -1070,7 +1070,7 @@ Status Machine::Impl::setup() {
       return Error::make(Errc::kUnsupported, "cannot load segment selector 0x{:04x}: {}", sel, uc_strerror(err));
   }
 
-  // Hooks, all before the first emulation (#2200).
+  // Hooks, all before the first emulation (unicorn-engine/unicorn#2200).
   uc_hook h;
   auto add = [&](int type, void* cb, void* user, std::uint64_t begin, std::uint64_t end) -> Status {
     if (uc_err err = uc_hook_add(uc, &h, type, cb, user, begin, end); err != UC_ERR_OK)
@@ -1108,7 +1108,7 @@ Status Machine::Impl::setup() {
   if (uc_err err = uc_context_alloc(uc, &baseline); err != UC_ERR_OK)
     return Error::make(Errc::kUnsupported, "cannot allocate a Unicorn context: {}", uc_strerror(err));
   write_registers(initial_registers());
-  uc_context_save(uc, baseline);  // save before any restore (#2319)
+  uc_context_save(uc, baseline);  // save before any restore (unicorn-engine/unicorn#2319)
   return {};
 }
 
@@ -1140,9 +1140,11 @@ Result<CallOutcome> Machine::Impl::call(const CallSpec& spec) {
     return Error::make(Errc::kLimit, "the stack (0x{:08x}..0x{:08x}) has no room below esp 0x{:08x} for the call",
                        layout.stack_low, layout.stack_high, thread.esp);
   const GuestAddr entry_esp = static_cast<GuestAddr>(top - need);
-  std::vector<std::uint8_t> frame(4 + plan.stack.size());
-  std::memcpy(frame.data(), &layout.sentinel, 4);
-  std::copy(plan.stack.begin(), plan.stack.end(), frame.begin() + 4);
+  // The return address (the sentinel the run stops at), little-endian, then the stack arguments.
+  std::vector<std::uint8_t> frame;
+  frame.reserve(4 + plan.stack.size());
+  for (int shift = 0; shift < 32; shift += 8) frame.push_back(static_cast<std::uint8_t>(layout.sentinel >> shift));
+  frame.insert(frame.end(), plan.stack.begin(), plan.stack.end());
   LOCKSTEP_TRY_STATUS(host_write(entry_esp, frame));
 
   uc_context_restore(uc, baseline);

@@ -1,5 +1,5 @@
-// ELF core reader (i386). Layout: shared/docs/snapshot-formats.md §2 (Linux elf.h, user_32.h; gdb's
-// i386_linux_iterate_over_regset_sections; LLDB's 72-byte i386 prstatus header).
+// ELF core reader (i386). Layout: Linux's elf.h and user_32.h, gdb's
+// i386_linux_iterate_over_regset_sections, LLDB's 72-byte i386 prstatus header.
 #include "lockstep/harness/elf_core.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Minidump reader. On-disk layouts: shared/docs/snapshot-formats.md §1 (breakpad minidump_format.h,
-// minidump_cpu_x86.h; Microsoft's minidumpapiset.h). Every offset read from the file goes through
+// Minidump reader. On-disk layouts: breakpad's minidump_format.h and
+// minidump_cpu_x86.h, Microsoft's minidumpapiset.h. Every offset read from the file goes through
 // ByteReader; every count is checked against MinidumpLimits before anything is allocated from it.
 #include "lockstep/harness/minidump.hpp"
 

@@ -1,5 +1,6 @@
 // Live snapshots (live.hpp): /proc/PID/maps + /proc/PID/mem, every thread frozen with ptrace.
-// See /work/shared/docs/snapshot-formats.md §3 for the kernel interfaces and their pitfalls.
+// Kernel interfaces: proc(5) (maps, mem, task/), ptrace(2) (PTRACE_SEIZE/INTERRUPT, GETREGSET with
+// NT_PRSTATUS/NT_PRFPREG/NT_PRXFPREG, GET_THREAD_AREA); their pitfalls are in harness/docs/readers.md.
 #include "lockstep/harness/live.hpp"
 
 #include <asm/ldt.h>  // struct user_desc

@@ -55,7 +55,7 @@ Result<Snapshot> decode_any_snapshot(std::span<const std::uint8_t> bytes, std::s
     case SnapshotFormat::kLockstep:
       return decode_snapshot(bytes, what);
 
-    // --- other formats (issue 8): one branch per magic. Replace each body with the reader's call,
+    // --- other formats: one branch per magic. Replace each body with the reader's call,
     // e.g. `return read_minidump(bytes, what);` / `return read_elf_core(bytes, what);` — readers
     // take the whole file's bytes and `what`, and return a Snapshot that passes validate(). ---
     case SnapshotFormat::kMinidump:

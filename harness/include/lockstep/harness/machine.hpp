@@ -18,7 +18,7 @@
 // at a free address: the GDT, the sentinel return page, scratch memory for argument blocks, the
 // tls_block stubs' blocks.
 //
-// Segments: UC_X86_REG_FS_BASE/GS_BASE do nothing in 32-bit mode (#1529), so the machine writes a
+// Segments: UC_X86_REG_FS_BASE/GS_BASE do nothing in 32-bit mode (unicorn-engine/unicorn#1529), so the machine writes a
 // GDT: flat code (DPL 3) and data (DPL 3) descriptors at the snapshot thread's cs/ds/es indexes, a
 // data descriptor based at fs_base at fs's index and one at gs_base at gs's index, and a flat DPL 0
 // stack descriptor at a free index for ss (Unicorn runs at CPL 0, and SS must match the CPL; the
