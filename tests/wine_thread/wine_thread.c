@@ -17,6 +17,8 @@
  *   --wait         start the workers, print the results and "ready", run until stdin reaches its
  *                  end, then stop the workers and print the summary (live snapshots from outside)
  *   --churn        like --wait, plus a thread that keeps creating short-lived threads
+ * --wait and --churn take an optional second argument: MiB of heap (brk) to fill with a pattern
+ * before "ready", so that a benchmark can time snapshots of a bigger process.
  *
  * Output lines:
  *   fn NAME 0xADDR            a function reading through FS (cdecl; tls_slot takes the slot index)
@@ -39,6 +41,7 @@
 #define SYS_read 3
 #define SYS_write 4
 #define SYS_getpid 20
+#define SYS_brk 45
 #define SYS_kill 37
 #define SYS_clone 120
 #define SYS_modify_ldt 123
@@ -50,6 +53,7 @@
 #define SYS_write 1
 #define SYS_sched_yield 24
 #define SYS_nanosleep 35
+#define SYS_brk 12
 #define SYS_getpid 39
 #define SYS_clone 56
 #define SYS_exit 60
@@ -310,6 +314,17 @@ __attribute__((noreturn, used)) void wine_thread_main(word* sp) {
   result("teb_stack_size", 0, teb_stack_size());
   for (uint32_t i = 0; i < kTlsSlots; i += 9) result("tls_slot", i, tls_slot(i));
   if (print_only) finish(teb_ok(0) ? 0 : 1);
+
+  if (argc > 2 && (wait || with_churn)) {
+    uint32_t mib = 0;
+    for (const char* c = (const char*)sp[3]; *c >= '0' && *c <= '9'; ++c) mib = mib * 10 + (uint32_t)(*c - '0');
+    const word start = sys3(SYS_brk, 0, 0, 0), want = start + ((word)mib << 20);
+    if (sys3(SYS_brk, want, 0, 0) != want) {
+      put("brk failed\n");
+      finish(4);
+    }
+    for (word a = start; a < want; a += 64) *(volatile uint32_t*)a = (uint32_t)(a * 2654435761u);
+  }
 
   int threads = 0;
   for (int k = 1; k <= kWorkers; ++k) {

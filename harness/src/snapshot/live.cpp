@@ -270,8 +270,9 @@ class ThreadFreezer {
   Status seize(int tid) {
     if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
       const int e = errno;
-      if (e == ESRCH) {  // the thread exited between listing and seizing
-        gone_.insert(tid);
+      const char state = thread_state(pid_, tid);
+      if (e == ESRCH || (e == EPERM && (state == 0 || state == 'Z' || state == 'X'))) {
+        gone_.insert(tid);  // the thread exited between listing and seizing (a zombie cannot be traced)
         return {};
       }
       if (e == EPERM || e == EACCES) return Error{Errc::kPermission, ptrace_denied_message(pid_, e)};
