@@ -400,6 +400,77 @@ TEST(WineThreadLive, ManyThreadsSurviveRepeatedSnapshots32) {
   many_snapshots(WINE_THREAD32, false);
 }
 
+/// The executable PT_LOAD segments of an ELF32 file, added where the snapshot has no region.
+void add_code_segments(Snapshot& s, const std::string& exe) {
+  auto file = read_file(exe, 16u << 20);
+  ASSERT_TRUE(file.ok());
+  const auto& f = *file;
+  auto u32 = [&](std::size_t o) { std::uint32_t v; std::memcpy(&v, f.data() + o, 4); return v; };
+  const std::uint32_t phoff = u32(28);
+  const std::uint16_t phnum = static_cast<std::uint16_t>(f[44] | (f[45] << 8));
+  for (std::uint16_t i = 0; i < phnum; ++i) {
+    const std::size_t ph = phoff + 32u * i;
+    if (u32(ph) != 1 || !(u32(ph + 24) & 1)) continue;  // PT_LOAD, executable
+    const std::uint32_t off = u32(ph + 4), vaddr = u32(ph + 8), filesz = u32(ph + 16);
+    if (s.find(vaddr)) continue;
+    Region r{vaddr, std::vector<std::uint8_t>(f.begin() + off, f.begin() + off + filesz), kProtRead | kProtExec, exe};
+    s.regions.push_back(std::move(r));
+  }
+  s.sort_regions();
+}
+
+TEST(WineThreadCore, TebBasesOfLdtSelectorsComeFromTheirSelfPointers) {
+  // A core holds no LDT: the reader finds each thread's TEB as the one self-pointing page whose
+  // stack range holds the thread's esp, and says so. The main thread's TEB describes a nominal stack
+  // (its esp lies outside it), so its base stays unknown, with a note.
+  if (!kernel_runs_i386()) GTEST_SKIP() << "this kernel cannot run i386 programs (no IA-32 emulation)";
+  if (!on_path("gcore")) GTEST_SKIP() << "gdb's gcore is not installed";
+  const fs::path dir = work_dir("core");
+  Child c;
+  ASSERT_EQ(c.start({WINE_THREAD32, "--wait"}), 0);
+  Printed p;
+  ASSERT_TRUE(c.read_until(p, [](const Printed& x) { return x.ready; })) << c.text();
+  const fs::path core = dir / ("core." + std::to_string(c.pid()));
+  fs::remove(core);
+  auto [grc, glog] = run({"gcore", "-o", (dir / "core").string(), std::to_string(c.pid())});
+  EXPECT_EQ(c.finish(), 0) << c.text();
+  if (grc != 0 || !fs::exists(core)) GTEST_SKIP() << "gcore could not write a core here: " << glog;
+  auto s = load_snapshot(core);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->threads.size(), static_cast<std::size_t>(kWorkers + 1));
+  EXPECT_TRUE(s->ldt.empty());
+  int found = 0;
+  for (const Thread& t : s->threads) {
+    ASSERT_TRUE(t.fs & 4);
+    const std::size_t k = (t.fs >> 3) - 7u;
+    ASSERT_LT(k, p.teb.size());
+    if (k == 0) {
+      EXPECT_EQ(t.fs_base, 0u);
+    } else {
+      EXPECT_EQ(t.fs_base, p.teb[k]) << "thread " << t.tid;
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, kWorkers);
+  bool heuristic = false, unknown = false;
+  for (const auto& n : s->meta.notes) {
+    heuristic |= n.find("(a heuristic)") != std::string::npos;
+    unknown |= n.find("base left 0") != std::string::npos;
+  }
+  EXPECT_TRUE(heuristic && unknown);
+  // A worker's TEB through `lockstep call` on the core. gcore leaves the unmodified code pages out
+  // (and writes no NT_FILE to refill them from), so the program's code segment is laid back in from
+  // its file first, as a user maps the original's image over a snapshot.
+  add_code_segments(*s, WINE_THREAD32);
+  const fs::path with_code = dir / "core.lks";
+  ASSERT_TRUE(save_snapshot(*s, with_code).ok());
+  const fs::path profile = write_profile(dir, p);
+  const int k = (s->threads[1].fs >> 3) - 7;
+  EXPECT_EQ(lockstep_call(with_code, profile, "teb_self", std::nullopt, 1), p.teb[static_cast<std::size_t>(k)]);
+  EXPECT_EQ(lockstep_call(with_code, profile, "tls_slot", 9, 1), tls_value(k, 9));
+  fs::remove(core);
+}
+
 TEST(WineThreadLive, ThreadsAppearingNeverHangASnapshot) {
   // A thread keeps creating short-lived threads: each snapshot either holds every thread or says
   // one appeared (kIo, exit 4); none hangs, and the program runs on unharmed.
