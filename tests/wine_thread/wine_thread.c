@@ -24,6 +24,8 @@
  *   fn NAME 0xADDR            a function reading through FS (cdecl; tls_slot takes the slot index)
  *   teb K 0xADDR             thread K's TEB (K = 0 main, 1..16 workers), selector (7 + K) << 3 | 7
  *   result NAME ARG 0xVALUE   what NAME(ARG) returned natively on the main thread
+ *   ldt_read N                what modify_ldt(0, buf, 256) returned (bytes, zero-filled past the table)
+ *   ldt E 0xHIGH 0xLOW        the descriptor it read back for entry E (7 .. 23), high and low words
  *   ready
  *   summary threads N rounds R failures F
  */
@@ -306,6 +308,20 @@ __attribute__((noreturn, used)) void wine_thread_main(word* sp) {
     put_dec((uint32_t)k);
     put(" ");
     put_hex((uint32_t)(word)g_tebs[k]);
+    put("\n");
+  }
+  static uint32_t ldt_words[64];
+  put("ldt_read ");
+  put_dec((uint32_t)(long)sys3(SYS_modify_ldt, 0, (word)ldt_words, sizeof ldt_words));
+  put("\n");
+  for (int k = 0; k < kThreads; ++k) {
+    const int e = kLdtFirst + k;
+    put("ldt ");
+    put_dec((uint32_t)e);
+    put(" ");
+    put_hex(ldt_words[2 * e + 1]);
+    put(" ");
+    put_hex(ldt_words[2 * e]);
     put("\n");
   }
   result("teb_self", 0, teb_self());

@@ -273,14 +273,46 @@ void expect_worker_calls(const fs::path& snap, const fs::path& profile, const Sn
   }
 }
 
+/// The output with every "ldt E HIGH LOW" line's accessed bit (bit 8 of the high word) cleared.
+std::string without_accessed_bits(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("ldt ", 0) == 0) {
+      std::istringstream f(l);
+      std::string kind, e, hi, lo;
+      f >> kind >> e >> hi >> lo;
+      l = fmt::format("ldt {} 0x{:08x} {}", e, std::stoul(hi, nullptr, 16) & ~0x100ul, lo);
+    }
+    out += l + "\n";
+  }
+  return out;
+}
+
+TEST(WineThreadEmulated, RunnerPrintsWhatTheProgramPrintsNatively) {
+  // The runner's system calls (modify_ldt writing and reading the table back included) against the
+  // kernel's own, byte for byte.
+  auto [rc, runner] = run({STANDIN_RUN_EXE, WINE_THREAD32, "--print"});
+  ASSERT_EQ(rc, 0) << runner;
+  const Printed p = parse(runner);
+  EXPECT_GE(p.results.size(), 10u);
+  EXPECT_NE(runner.find("ldt_read 256\nldt 7 0x"), std::string::npos) << runner;
+  if (!kernel_runs_i386()) GTEST_SKIP() << "this kernel cannot run i386 programs (no IA-32 emulation)";
+  auto [nrc, native] = run({WINE_THREAD32, "--print"});
+  ASSERT_EQ(nrc, 0) << native;
+  EXPECT_EQ(runner, native);
+}
+
 TEST(WineThreadEmulated, RunnerAndQemuPrintTheSameResults) {
   auto [rc, runner] = run({STANDIN_RUN_EXE, WINE_THREAD32, "--print"});
   ASSERT_EQ(rc, 0) << runner;
-  EXPECT_GE(parse(runner).results.size(), 10u);
   if (!on_path("qemu-i386")) GTEST_SKIP() << "qemu-i386 is not installed (scripts/setup installs qemu-user)";
   auto [qrc, qemu] = run({"qemu-i386", WINE_THREAD32, "--print"});
   ASSERT_EQ(qrc, 0) << qemu;
-  EXPECT_EQ(runner, qemu);
+  // QEMU's modify_ldt leaves a new entry's accessed bit clear where Linux (and the runner) set it;
+  // everything else, the descriptors' other bits included, must be the same.
+  EXPECT_EQ(without_accessed_bits(runner), without_accessed_bits(qemu));
+  EXPECT_EQ(parse(runner).results.size(), parse(qemu).results.size());
 }
 
 TEST(WineThreadEmulated, ThreadsUnderQemuKeepTheirTebs) {
