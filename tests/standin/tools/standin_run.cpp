@@ -65,7 +65,7 @@ constexpr std::uint32_t kLdtEntries = 8192;
 constexpr std::uint64_t kSliceBlocks = 20000;         // a thread's time slice, in translated blocks
 constexpr std::uint32_t kMmapBase = 0xf7000000;       // anonymous mmap2 grows up from here
 constexpr std::uint32_t kPid = 4242;                  // the pid and tid the program sees
-constexpr std::uint16_t kUserCs = 0x23, kUserDs = 0x2b, kTlsSelector = 0x63, kKernelSs = 0x30;
+constexpr std::uint16_t kUserCs = 0x23, kUserDs = 0x2b, kKernelSs = 0x30;
 constexpr int kTlsEntry = 12;                         // GDT_ENTRY_TLS_MIN on a 64-bit kernel
 constexpr int kTlsEntries = 3;                        // 12, 13, 14
 // clone flags (linux/sched.h)
