@@ -165,7 +165,7 @@ class ThreadFreezer {
       for (int tid : fresh)
         if (threads_.count(tid)) LOCKSTEP_TRY_STATUS(await_stop(tid));
     }
-    if (threads_.empty() || !threads_.count(pid_))
+    if (threads_.empty())
       return Error::make(Errc::kIo, "pid {} exited while it was being stopped for the snapshot", pid_);
     return {};
   }
@@ -711,7 +711,8 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
   };
   LOCKSTEP_TRY(std::vector<MapsEntry> maps, read_maps());
 
-  // The LDT, read inside the main thread; then the FS/GS bases of LDT selectors come from it.
+  // The LDT, read inside the main thread (or the first other one, if the main thread has exited);
+  // then the FS/GS bases of LDT selectors come from it.
   if (options.read_ldt) {
     auto ldt = read_ldt(freezer, pid, freezer.stopped().front(), maps, s.meta.notes);
     if (!ldt.ok()) {
@@ -786,7 +787,16 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
   std::sort(s.meta.modules.begin(), s.meta.modules.end(),
             [](const Module& a, const Module& b) { return a.base < b.base; });
 
-  // The executable: its path, and its hash through /proc/PID/exe (works even if it was deleted).
+  LOCKSTEP_TRY_STATUS(freezer.check_unchanged());
+  freezer.release();  // resume the process as soon as it has been read
+  if (options.timing) {
+    options.timing->stopped_seconds = freezer.stopped_seconds();
+    options.timing->threads = s.threads.size();
+    options.timing->bytes = s.total_bytes();
+  }
+
+  // The executable, once the process runs again (it needs no stop): its path, and its hash through
+  // /proc/PID/exe (works even if it was deleted).
   const std::string exe_link = fmt::format("/proc/{}/exe", pid);
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink(exe_link, ec);
@@ -807,13 +817,6 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
     }
   }
 
-  LOCKSTEP_TRY_STATUS(freezer.check_unchanged());
-  freezer.release();  // resume the process as soon as it has been read
-  if (options.timing) {
-    options.timing->stopped_seconds = freezer.stopped_seconds();
-    options.timing->threads = s.threads.size();
-    options.timing->bytes = s.total_bytes();
-  }
   s.sort_regions();
   LOCKSTEP_TRY_STATUS(s.validate());
   return s;
