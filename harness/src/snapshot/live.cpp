@@ -212,6 +212,12 @@ class ThreadFreezer {
                            tid, pid_, std::chrono::duration_cast<std::chrono::seconds>(kStopDeadline).count());
       threads_[tid].stopped = true;
       if ((st >> 16) == 0 && WSTOPSIG(st) == SIGTRAP) return {};
+      // SIGSYS: the kernel refused the injected system call (syscall user dispatch, as Wine uses for
+      // Windows code, or a seccomp filter). It is ours: never delivered, and the call failed.
+      if ((st >> 16) == 0 && WSTOPSIG(st) == SIGSYS)
+        return Error::make(Errc::kUnsupported, "thread {} of pid {} may not make the system call (SIGSYS: syscall user "
+                                               "dispatch or seccomp)",
+                           tid, pid_);
       if ((st >> 16) == 0) extra_signals_.emplace_back(tid, WSTOPSIG(st));  // someone else's signal: later
     }
   }
@@ -555,6 +561,9 @@ Result<std::vector<LdtEntry>> read_ldt(ThreadFreezer& freezer, int pid, int tid,
     return Error::make(Errc::kIo, "pid {}: mmap for the LDT buffer failed in thread {}: {}", pid, tid,
                        std::strerror(static_cast<int>(-buf)));
   const std::uint64_t at = is64 ? static_cast<std::uint64_t>(buf) : static_cast<std::uint32_t>(buf);
+  if (at == 0 || at % kPage != 0)
+    return Error::make(Errc::kUnsupported, "pid {}: the injected mmap in thread {} gave 0x{:x}, not a mapping", pid, tid,
+                       at);
   auto n = inject.call(nr_modify_ldt, {0, at, kLdtBytes});
   std::vector<std::uint8_t> table;
   if (n.ok() && !failed(*n) && *n > 0) {
@@ -713,7 +722,12 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
 
   // The LDT, read inside the main thread (or the first other one, if the main thread has exited);
   // then the FS/GS bases of LDT selectors come from it.
-  if (options.read_ldt) {
+  // Not under a seccomp filter: one could kill the process for a system call it does not expect.
+  auto status = read_proc_text(fmt::format("/proc/{}/status", pid), 1 << 20);
+  const bool seccomp_filter = status.ok() && status->find("\nSeccomp:\t2") != std::string::npos;
+  if (options.read_ldt && seccomp_filter)
+    s.meta.notes.push_back("LDT not read: the process runs under a seccomp filter, so no system call is run inside it");
+  if (options.read_ldt && !seccomp_filter) {
     auto ldt = read_ldt(freezer, pid, freezer.stopped().front(), maps, s.meta.notes);
     if (!ldt.ok()) {
       if (ldt.error().code == Errc::kIo) return std::move(ldt).error();
