@@ -237,8 +237,11 @@ struct Process {
     t.ebx = r(UC_X86_REG_EBX), t.ecx = r(UC_X86_REG_ECX), t.edx = r(UC_X86_REG_EDX);
     t.esi = r(UC_X86_REG_ESI), t.edi = r(UC_X86_REG_EDI), t.ebp = r(UC_X86_REG_EBP);
     t.esp = r(UC_X86_REG_ESP), t.eip = r(UC_X86_REG_EIP), t.eflags = r(UC_X86_REG_EFLAGS);
-    // The user selectors a 64-bit kernel gives (Unicorn's own SS is a DPL 0 one); FS and GS as loaded.
-    t.cs = kUserCs, t.ds = kUserDs, t.es = kUserDs, t.ss = kUserDs;
+    // CS and SS as a 64-bit kernel gives them (Unicorn's own SS is a DPL 0 one, its CS never
+    // reloaded); DS, ES, FS and GS as loaded (an LDT selector stays one).
+    t.cs = kUserCs, t.ss = kUserDs;
+    t.ds = static_cast<std::uint16_t>(r(UC_X86_REG_DS));
+    t.es = static_cast<std::uint16_t>(r(UC_X86_REG_ES));
     t.fs = static_cast<std::uint16_t>(r(UC_X86_REG_FS));
     t.gs = static_cast<std::uint16_t>(r(UC_X86_REG_GS));
     t.fs_base = segment_base(g, t.fs), t.gs_base = segment_base(g, t.gs);
