@@ -373,6 +373,30 @@ TEST(WineThreadNative, LiveSnapshotCallsReturnTheNativeResults) {
   expect_worker_calls(snap, profile, *s, p);
 }
 
+TEST(WineThreadLive, WithoutTheLdtReadNothingRunsInsideAndTheNotesSaySo) {
+  // read_ldt off (`lockstep snapshot --no-ldt`): no system call runs in the process, the snapshot has
+  // no LDT, and each thread's LDT FS selector is noted as having no entry.
+  const bool i386 = kernel_runs_i386();
+  Child c;
+  ASSERT_EQ(c.start({i386 ? WINE_THREAD32 : WINE_THREAD64, "--wait"}), 0);
+  Printed p;
+  ASSERT_TRUE(c.read_until(p, [](const Printed& x) { return x.ready; })) << c.text();
+  LiveSnapshotOptions opt;
+  opt.allow_64bit = !i386;
+  opt.read_ldt = false;
+  auto s = snapshot_live(c.pid(), opt);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(s->ldt.empty());
+  ASSERT_EQ(s->threads.size(), static_cast<std::size_t>(kWorkers + 1));
+  std::size_t noted = 0;
+  for (const auto& n : s->meta.notes) noted += n.find("is an LDT selector without an LDT entry") != std::string::npos;
+  EXPECT_EQ(noted, static_cast<std::size_t>(kWorkers + 1));
+  if (i386) {
+    for (const Thread& t : s->threads) EXPECT_EQ(t.fs_base, 0u) << "thread " << t.tid;
+  }
+  EXPECT_EQ(c.finish(), 0) << c.text();
+}
+
 std::string task_states(int pid) {
   std::string states;
   std::error_code ec;
