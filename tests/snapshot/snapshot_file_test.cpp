@@ -262,6 +262,20 @@ TEST(SnapshotFile, Version1FilesStillRead) {
   EXPECT_EQ(r->content_sha256(), s.content_sha256());
 }
 
+TEST(SnapshotFile, TheContentHashCoversTheLdt) {
+  // A call through an LDT selector depends on the entry: another base is another state.
+  const Snapshot s = sample();
+  Snapshot moved = s;
+  moved.ldt[0].base += 0x1000;
+  Snapshot none = s;
+  none.ldt.clear();
+  EXPECT_NE(s.content_sha256(), moved.content_sha256());
+  EXPECT_NE(s.content_sha256(), none.content_sha256());
+  Snapshot renoted = s;
+  renoted.meta.notes.push_back("metadata only");
+  EXPECT_EQ(s.content_sha256(), renoted.content_sha256());
+}
+
 TEST(SnapshotFile, Version1CannotHoldAnLdt) {
   const fs::path p = temp_dir("v1ldt") / "v1.lks";
   fs::remove(p);
