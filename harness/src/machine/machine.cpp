@@ -149,7 +149,6 @@ struct Pending {
   std::uint32_t interrupt = 0;
 };
 
-
 std::uint32_t align_up(std::uint64_t v, std::uint32_t a) { return static_cast<std::uint32_t>((v + a - 1) & ~std::uint64_t{a - 1}); }
 
 }  // namespace
