@@ -222,6 +222,20 @@ class ThreadFreezer {
     }
   }
 
+  /// Makes sure a thread is in a stop again (after run_to_trap gave up on it); false if it is gone.
+  bool ensure_stopped(int tid) {
+    auto it = threads_.find(tid);
+    if (it == threads_.end()) return false;
+    if (it->second.stopped) return true;
+    ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+    int st = 0;
+    if (wait_stop(tid, st, false) != WaitResult::kStopped) return false;
+    if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSYS)
+      extra_signals_.emplace_back(tid, WSTOPSIG(st));  // someone else's signal: sent again at release
+    it->second.stopped = true;
+    return true;
+  }
+
   /// Seconds from the first thread's stop to the last thread's release (0 before release()).
   double stopped_seconds() const { return stopped_seconds_; }
 
@@ -501,6 +515,9 @@ class SyscallInjector {
   }
 
   void restore() {
+    // A thread that did not come back from a call is stopped first: its registers can only be put
+    // back in a stop.
+    if ((dirty_regs_ || prepared_) && !freezer_.ensure_stopped(tid_)) dirty_regs_ = false;
     if (dirty_regs_) {
       iovec iov{saved_regs_, regs_size_};
       ::ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void*>(NT_PRSTATUS), &iov);
