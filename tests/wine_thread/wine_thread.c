@@ -17,6 +17,7 @@
  *   --wait         start the workers, print the results and "ready", run until stdin reaches its
  *                  end, then stop the workers and print the summary (live snapshots from outside)
  *   --churn        like --wait, plus a thread that keeps creating short-lived threads
+ *   --seccomp      like --wait, under a seccomp filter (that allows everything)
  * --wait and --churn take an optional second argument: MiB of heap (brk) to fill with a pattern
  * before "ready", so that a benchmark can time snapshots of a bigger process.
  *
@@ -44,6 +45,8 @@
 #define SYS_write 4
 #define SYS_getpid 20
 #define SYS_brk 45
+#define SYS_prctl 172
+#define SYS_seccomp 354
 #define SYS_kill 37
 #define SYS_clone 120
 #define SYS_modify_ldt 123
@@ -56,6 +59,8 @@
 #define SYS_sched_yield 24
 #define SYS_nanosleep 35
 #define SYS_brk 12
+#define SYS_prctl 157
+#define SYS_seccomp 317
 #define SYS_getpid 39
 #define SYS_clone 56
 #define SYS_exit 60
@@ -76,6 +81,31 @@ static word sys3(word nr, word a, word b, word c) {
   __asm__ volatile("syscall" : "=a"(r) : "0"(nr), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
 #endif
   return r;
+}
+
+/* prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0): the unused arguments must be 0. */
+static word no_new_privs(void) {
+  word r;
+#if defined(__i386__)
+  __asm__ volatile("int $0x80" : "=a"(r) : "0"((word)SYS_prctl), "b"(38), "c"(1), "d"(0), "S"(0), "D"(0) : "memory");
+#else
+  register word r10 __asm__("r10") = 0;
+  register word r8 __asm__("r8") = 0;
+  __asm__ volatile("syscall" : "=a"(r) : "0"((word)SYS_prctl), "D"(38), "S"(1), "d"(0), "r"(r10), "r"(r8)
+                   : "rcx", "r11", "memory");
+#endif
+  return r;
+}
+
+/* A seccomp filter that allows every system call (the process then shows "Seccomp: 2"). */
+static int allow_all_seccomp(void) {
+  static const struct { uint16_t code; uint8_t jt, jf; uint32_t k; } allow[1] = {{0x06 /* BPF_RET | BPF_K */, 0, 0,
+                                                                                 0x7fff0000u /* SECCOMP_RET_ALLOW */}};
+  static struct { uint16_t len; const void* filter; } prog;
+  prog.len = 1;
+  prog.filter = allow;
+  if (no_new_privs() != 0) return -1;
+  return (int)(long)sys3(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, (word)&prog);
 }
 
 /* clone(flags, stack) whose child calls fn(arg) on that stack and exits the thread. */
@@ -284,10 +314,15 @@ __attribute__((noreturn, used)) void wine_thread_main(word* sp) {
   const int argc = (int)sp[0];
   const char* mode = argc > 1 ? (const char*)sp[2] : "--print";
   const int print_only = streq(mode, "--print"), stop_self = streq(mode, "--stop-self"),
-            wait = streq(mode, "--wait"), with_churn = streq(mode, "--churn");
+            with_seccomp = streq(mode, "--seccomp"), wait = streq(mode, "--wait") || with_seccomp,
+            with_churn = streq(mode, "--churn");
   if (!print_only && !stop_self && !wait && !with_churn) {
-    put("usage: wine_thread --print | --stop-self | --wait | --churn\n");
+    put("usage: wine_thread --print | --stop-self | --wait | --churn | --seccomp\n");
     finish(2);
+  }
+  if (with_seccomp && allow_all_seccomp() != 0) {
+    put("seccomp failed\n");
+    finish(4);
   }
   for (int k = 0; k < kThreads; ++k) {
     fill_teb(k);

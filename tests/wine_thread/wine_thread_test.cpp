@@ -397,6 +397,25 @@ TEST(WineThreadLive, WithoutTheLdtReadNothingRunsInsideAndTheNotesSaySo) {
   EXPECT_EQ(c.finish(), 0) << c.text();
 }
 
+TEST(WineThreadLive, UnderASeccompFilterNothingRunsInside) {
+  // A filter could kill the process for a system call it does not expect: no LDT read, a note.
+  const bool i386 = kernel_runs_i386();
+  Child c;
+  ASSERT_EQ(c.start({i386 ? WINE_THREAD32 : WINE_THREAD64, "--seccomp"}), 0);
+  Printed p;
+  ASSERT_TRUE(c.read_until(p, [](const Printed& x) { return x.ready; })) << c.text();
+  LiveSnapshotOptions opt;
+  opt.allow_64bit = !i386;
+  auto s = snapshot_live(c.pid(), opt);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(s->ldt.empty());
+  bool noted = false;
+  for (const auto& n : s->meta.notes) noted |= n.find("seccomp filter") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(c.finish(), 0) << c.text();
+  EXPECT_NE(c.text().find(" failures 0\n"), std::string::npos) << c.text();
+}
+
 std::string task_states(int pid) {
   std::string states;
   std::error_code ec;
