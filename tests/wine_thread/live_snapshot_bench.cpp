@@ -176,6 +176,46 @@ int main(int argc, char** argv) {
     fmt::print("LDT read: stopped {:.3f} ms with it, {:.3f} ms without (medians, {} MiB heap): {:.2f}x\n", median(with),
                median(without), sizes.front(), median(with) / median(without));
   }
+  // Buffers prepared before the stop against allocated during it, on the largest size, alternating.
+  {
+    Child c;
+    if (!c.start(program, "--wait", sizes.back()) || !c.ready()) return 4;
+    std::vector<double> before, during;
+    for (int r = 0; r < 2 * runs; ++r) {
+      lockstep::harness::LiveSnapshotTiming t;
+      lockstep::harness::LiveSnapshotOptions opt;
+      opt.allow_64bit = is64;
+      opt.hash_executable = false;
+      opt.prepare_buffers = r % 2 == 0;
+      opt.timing = &t;
+      if (!lockstep::harness::snapshot_live(c.pid, opt).ok()) return 4;
+      (opt.prepare_buffers ? before : during).push_back(t.stopped_seconds * 1e3);
+    }
+    if (c.finish() != 0) return 1;
+    fmt::print("buffers: stopped {:.2f} ms when prepared before the stop, {:.2f} ms when allocated during it (medians, "
+               "{} MiB heap): {:.2f}x\n",
+               median(before), median(during), sizes.back(), median(during) / median(before));
+  }
+  // process_vm_readv against /proc/PID/mem for the memory, on the largest size, alternating.
+  {
+    Child c;
+    if (!c.start(program, "--wait", sizes.back()) || !c.ready()) return 4;
+    std::vector<double> vm, mem;
+    for (int r = 0; r < 2 * runs; ++r) {
+      lockstep::harness::LiveSnapshotTiming t;
+      lockstep::harness::LiveSnapshotOptions opt;
+      opt.allow_64bit = is64;
+      opt.hash_executable = false;
+      opt.use_process_vm_readv = r % 2 == 0;
+      opt.timing = &t;
+      if (!lockstep::harness::snapshot_live(c.pid, opt).ok()) return 4;
+      (opt.use_process_vm_readv ? vm : mem).push_back(t.stopped_seconds * 1e3);
+    }
+    if (c.finish() != 0) return 1;
+    fmt::print("memory read: stopped {:.2f} ms with process_vm_readv, {:.2f} ms with /proc/PID/mem (medians, {} MiB "
+               "heap): {:.2f}x\n",
+               median(vm), median(mem), sizes.back(), median(mem) / median(vm));
+  }
   if (points.size() >= 2 && points.back().first > points.front().first) {
     const double slope = (points.back().second - points.front().second) / (points.back().first - points.front().first);
     fmt::print("marginal stop time: {:.3f} ms per MB (between {:.1f} and {:.1f} MB read)\n", slope,

@@ -54,6 +54,13 @@ struct LiveSnapshotOptions {
   /// stopped main thread, every register and code byte restored afterwards. Off: no LDT, and no
   /// system call runs in the process.
   bool read_ldt = true;
+  /// Read memory with process_vm_readv (one copy; about a fifth faster than /proc/PID/mem on a
+  /// 128 MiB heap, measured) while the kernel allows it; false: /proc/PID/mem only. Either way pages
+  /// that cannot be read are skipped as /proc/PID/mem says.
+  bool use_process_vm_readv = true;
+  /// Allocate (and touch) the buffers for the process's mappings before stopping it, from its maps
+  /// at that moment, so that the page faults of fresh buffers do not lengthen the stop.
+  bool prepare_buffers = true;
   /// When set, receives how long the process was stopped.
   LiveSnapshotTiming* timing = nullptr;
 };
