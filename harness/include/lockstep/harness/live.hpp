@@ -1,5 +1,6 @@
 // A live whole-process snapshot of a running 32-bit process by pid (Linux; a Wine process too):
-// /proc/PID/maps + /proc/PID/mem for memory, ptrace for every thread's registers.
+// /proc/PID/maps, then process_vm_readv (or /proc/PID/mem) for memory, ptrace for every thread's
+// registers (docs: harness/docs/live.md).
 //
 // Every thread is stopped (PTRACE_SEIZE + PTRACE_INTERRUPT) while the process is read and resumed
 // (PTRACE_DETACH) afterwards — on every path, errors included — so the process runs on unharmed. The
@@ -54,9 +55,9 @@ struct LiveSnapshotOptions {
   /// stopped main thread, every register and code byte restored afterwards. Off: no LDT, and no
   /// system call runs in the process.
   bool read_ldt = true;
-  /// Read memory with process_vm_readv (one copy; about a fifth faster than /proc/PID/mem on a
-  /// 128 MiB heap, measured) while the kernel allows it; false: /proc/PID/mem only. Either way pages
-  /// that cannot be read are skipped as /proc/PID/mem says.
+  /// Read memory with process_vm_readv (one copy; a shorter stop than /proc/PID/mem, measured by
+  /// scripts/bench-live-snapshot) while the kernel allows it; false: /proc/PID/mem only. Either way
+  /// pages that cannot be read are skipped as /proc/PID/mem says.
   bool use_process_vm_readv = true;
   /// Allocate (and touch) the buffers for the process's mappings before stopping it, from its maps
   /// at that moment, so that the page faults of fresh buffers do not lengthen the stop.
@@ -66,7 +67,7 @@ struct LiveSnapshotOptions {
 };
 
 /// Snapshots process `pid`.
-///  - regions: every readable mapping below 4 GiB, bytes from /proc/PID/mem, protections and names
+///  - regions: every readable mapping below 4 GiB, its bytes (process_vm_readv or /proc/PID/mem), protections and names
 ///    from the maps; [vvar], [vvar_vclock], [vsyscall], mappings without read permission (guard
 ///    pages, ---p reservations), anything above 4 GiB and pages the kernel refuses to read are
 ///    skipped and listed in meta.notes, not fatal;
