@@ -106,8 +106,8 @@ def load_snapshot(path):
         raise BadInput(f"{path}: not a lockstep snapshot (magic)")
     version, flags, region_count, thread_count, total, info_size, info_stored, info_crc, header_crc = \
         struct.unpack_from("<IIIIQIIII", data, 8)
-    if version != 1 or flags != 0:
-        raise BadInput(f"{path}: version {version} flags {flags}: only version 1 is read")
+    if version not in (1, 2) or flags != 0:
+        raise BadInput(f"{path}: version {version} flags {flags}: only versions 1 and 2 are read")
     if zlib.crc32(data[:44]) != header_crc:
         raise BadInput(f"{path}: header CRC-32 differs")
     stored = data[48:48 + info_stored]
@@ -133,6 +133,8 @@ def load_snapshot(path):
         threads.append(t)
     if not threads:
         raise BadInput(f"{path}: no thread")
+    if version >= 2 and struct.unpack_from("<I", info, off)[0] != 0:
+        raise BadInput(f"{path}: the snapshot has LDT entries; this script builds no LDT")
     regions = []
     pos = 48 + info_stored
     for base, size, prot, data_crc, stored_size, stored_crc in table:
