@@ -29,7 +29,7 @@ struct Row {
 };
 
 // Replays every case of `file` over and over for at least `budget` seconds.
-Row measure(const cases::CaseFile& file, const cases::Binding& b, double budget) {
+[[gnu::noinline]] Row measure(const cases::CaseFile& file, const cases::Binding& b, double budget) {
   Row r;
   r.name = file.name;
   const auto start = Clock::now();
@@ -49,9 +49,11 @@ Row measure(const cases::CaseFile& file, const cases::Binding& b, double budget)
 int main(int argc, char** argv) {
   std::string corpus_dir = LOCKSTEP_SOURCE_DIR "/cases/standin";
   double budget = 1.0;
+  std::uint32_t only = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--corpus") == 0) corpus_dir = argv[i + 1];
     else if (std::strcmp(argv[i], "--seconds") == 0) budget = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--only") == 0) only = static_cast<std::uint32_t>(std::strtoul(argv[i + 1], nullptr, 0));
     else {
       std::fprintf(stderr, "usage: replay_bench [--corpus DIR] [--seconds S]\n");
       return 2;
@@ -70,6 +72,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   Row helpers_total{"helpers (all six)"};
   auto run = [&](std::uint32_t fn) -> const Row* {
+    if (only && fn != only) return nullptr;
     for (const auto& f : corpus->files) {
       if (f.function != fn || f.cases.empty()) continue;
       const auto* b = cases::find_binding(bindings, fn);
