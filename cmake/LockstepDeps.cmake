@@ -28,6 +28,7 @@ lockstep_require_pkg(CAPSTONE capstone libcapstone-dev)
 # faster than zlib and a hand-written SHA-256.
 lockstep_require_pkg(LIBDEFLATE libdeflate libdeflate-dev)
 lockstep_require_cmake_pkg(OpenSSL libssl-dev COMPONENTS Crypto)
+find_package(Threads REQUIRED)  # --jobs
 lockstep_require_cmake_pkg(fmt libfmt-dev)
 lockstep_require_cmake_pkg(CLI11 libcli11-dev)
 lockstep_require_cmake_pkg(nlohmann_json nlohmann-json3-dev)
