@@ -35,8 +35,8 @@ struct Shard {
 Result<Shard> parse_shard(std::string_view text);
 
 /// Calls work(worker, item) for every item in [0, items) on `jobs` threads (the calling thread is
-/// worker 0; at most `items` threads are used). Items are handed out in ascending order as workers
-/// come free; worker numbers are 0..jobs-1, so per-worker state can live in a vector. An exception
+/// worker 0; at most `items` threads are used). Items are handed out in ascending order, in small
+/// blocks of consecutive items, as workers come free; worker numbers are 0..jobs-1, so per-worker state can live in a vector. An exception
 /// thrown by work stops the handing out and is rethrown here once every thread has finished.
 void parallel_for(unsigned jobs, std::size_t items, const std::function<void(unsigned worker, std::size_t item)>& work);
 
