@@ -58,7 +58,14 @@ Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet
   for (const auto& file : corpus.files) {
     if (!wanted.empty() && !wanted.count(file.function)) continue;
     if (opt.only_case && opt.only_case->first != file.function) continue;
-    if (!opt.shard.holds(chosen++)) continue;
+    if (!opt.shard.holds(chosen++)) {
+      // Another shard's function: a --case of it exists, it is just not run in this shard.
+      if (opt.only_case)
+        found_case = found_case || std::any_of(file.cases.begin(), file.cases.end(), [&](const cases::Case& c) {
+                       return c.id == opt.only_case->second;
+                     });
+      continue;
+    }
     FunctionOutcome fo;
     fo.function = file.function;
     fo.name = file.name;
