@@ -42,7 +42,10 @@ constexpr PokableRegister kPokable[] = {{"eax", &Registers::eax}, {"ebx", &Regis
 std::string poked_register_names(std::uint16_t mask) {
   std::string out;
   for (unsigned i = 0; i < std::size(kPokable); ++i)
-    if (mask & (1u << i)) out += (out.empty() ? "" : " ") + std::string(kPokable[i].name);
+    if (mask & (1u << i)) {
+      if (!out.empty()) out += ' ';  // appended piecewise: GCC 12 warns (-Wrestrict) on "x" + std::string
+      out += kPokable[i].name;
+    }
   return out;
 }
 
