@@ -132,7 +132,6 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   if (options.functions.empty()) return Error::make(Errc::kUsage, "capture needs at least one function (--fn)");
   LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, options.driver));
   const DriverSpec* driver = resolved.spec;
-  const RecordKind run_kind = resolved.run_kind;
   CallSpec spec = resolved.call;
   MachineConfig cfg = options.machine;
   cfg.watched = options.functions;
@@ -151,9 +150,7 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   machine->set_observer(&collector);
   CaptureReport report;
   report.driver = driver->name;
-  std::vector<std::size_t> runs;
-  for (std::size_t i = 0; i < log.records.size(); ++i)
-    if (log.records[i].kind == run_kind) runs.push_back(i);
+  LOCKSTEP_TRY(std::vector<std::size_t> runs, driver_runs(profile, resolved, log));
   report.runs = runs.size();
   for (std::size_t n = 0; n < runs.size(); ++n) {
     const Record& rec = log.records[runs[n]];

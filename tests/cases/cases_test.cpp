@@ -2,9 +2,13 @@
 // the replay memory and the comparison rules of design.md's "Case semantics".
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "lockstep/base/io.hpp"
@@ -221,6 +225,114 @@ TEST(Corpus, WriteReadAndDeterminism) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, Errc::kMalformed);
   std::filesystem::remove_all(dir);
+}
+
+// The manifest as the format document says it must be: each defect a hostile user found is refused
+// with kMalformed (or kBadMagic/kBadVersion) naming the place, never taken or thrown.
+TEST(Corpus, ManifestIsCheckedFieldByField) {
+  const std::string ok_entry =
+      R"({"address": "0x0041af80", "name": "tyres::tyres", "file": "0041af80_tyres-tyres.lkcases", "cases": 2, "poked": 0})";
+  auto manifest = [](const std::string& functions, const std::string& total, const std::string& head =
+                         R"("format": "lockstep-corpus", "version": 1)") {
+    return "{" + head + R"(, "profile": "pod-2.8", "functions": [)" + functions + R"(], "total_cases": )" + total + "}";
+  };
+  auto good = decode_manifest(manifest(ok_entry, "2"), "m.json");
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ(good->functions[0].function, 0x41af80u);
+
+  struct Bad {
+    std::string text;
+    Errc code;
+    std::string says;
+  };
+  const std::string second =
+      R"({"address": "0x004d41a0", "name": "math::dot16", "file": "004d41a0_math-dot16.lkcases", "cases": 1})";
+  const std::vector<Bad> bad = {
+      {manifest(ok_entry, "2", R"("format": 5, "version": 1)"), Errc::kBadMagic, "format"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": "1")"), Errc::kBadVersion, "version"},
+      {manifest("", "0"), Errc::kMalformed, "1 to"},
+      {manifest(ok_entry, "3"), Errc::kMalformed, "total_cases"},
+      {manifest(ok_entry, "\"2\""), Errc::kMalformed, "total_cases"},
+      {manifest(ok_entry + "," + ok_entry, "4"), Errc::kMalformed, "listed twice"},
+      {manifest(second + "," + ok_entry, "3"), Errc::kMalformed, "out of order"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "x.lkcases", "cases": 1}, )"
+                R"({"address": "0x0041af84", "name": "b", "file": "x.lkcases", "cases": 1})", "2"),
+       Errc::kMalformed, "named twice"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": 4294967363})", "67"),
+       Errc::kMalformed, "\"cases\""},
+      {manifest(R"({"address": "0x1004191c4", "name": "a", "file": "a.lkcases", "cases": 1})", "1"),
+       Errc::kMalformed, "0x1004191c4"},
+      {manifest(R"({"address": "car[3]", "name": "a", "file": "a.lkcases", "cases": 1})", "1"), Errc::kMalformed,
+       "car[3]"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": -1})", "1"),
+       Errc::kMalformed, "\"cases\""},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": 1, "poked": 2})", "1"),
+       Errc::kMalformed, "poked"},
+      {manifest(R"({"address": "0x0041af80", "name": 7, "file": "a.lkcases", "cases": 1})", "1"), Errc::kMalformed,
+       "name"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "../a.lkcases", "cases": 1})", "1"),
+       Errc::kMalformed, "plain name"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": 0})", "0"), Errc::kMalformed,
+       "no cases"},
+      {"[1, 2]", Errc::kMalformed, "JSON"},
+  };
+  for (const Bad& b : bad) {
+    auto m = decode_manifest(b.text, "m.json");
+    ASSERT_FALSE(m.ok()) << b.text;
+    EXPECT_EQ(m.error().code, b.code) << b.text << "\n" << m.error().message;
+    EXPECT_NE(m.error().message.find(b.says), std::string::npos) << m.error().message;
+    EXPECT_EQ(m.error().message.rfind("m.json", 0), 0u) << m.error().message;
+  }
+}
+
+TEST(CaseFile, RefusesARepeatedCaseId) {
+  CaseFile f = make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1), sample_case(1)});
+  auto d = decode_case_file(encode_case_file(f), "t.lkcases");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code, Errc::kMalformed);
+  EXPECT_NE(d.error().message.find("case 2 has id 1"), std::string::npos) << d.error().message;
+}
+
+// A corpus is replaced as a whole: the new folder takes the old one's place, nothing half-written or
+// temporary stays, other files in the folder are kept, and a path that is a file is refused (exit 2).
+TEST(Corpus, IsReplacedAsAWhole) {
+  auto root = std::filesystem::temp_directory_path() / ("lockstep_whole_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  const auto dir = root / "corpus";
+  Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", "car_step", {}};
+  std::vector<CaseFile> two{make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
+  ASSERT_TRUE(write_corpus(dir, m, two).ok());
+  std::ofstream(dir / "NOTES.txt") << "kept";
+  std::ofstream(dir / "00000001_gone.lkcases") << "an old case file no manifest names";
+  // What killed writers leave: a half-written new folder and an old one of a pid that is gone.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  std::filesystem::create_directories(root / ("corpus.new." + std::to_string(child)));
+  std::filesystem::create_directories(root / ("corpus.old." + std::to_string(child)));
+
+  std::vector<CaseFile> one{make_file(0x41af80, "tyres::tyres", {sample_case(0)})};
+  ASSERT_TRUE(write_corpus(dir / "", m, one).ok());  // a trailing slash names the same folder
+  auto c = read_corpus(dir);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->files[0].cases.size(), 1u);
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(root)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"corpus"}) << "left beside the corpus: " << names.size() << " entries";
+  EXPECT_TRUE(std::filesystem::exists(dir / "NOTES.txt"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "00000001_gone.lkcases"));
+
+  // A corpus path that is a file: usage (exit 2), not an I/O error (exit 4), for writing and reading.
+  std::ofstream(root / "afile") << "x";
+  auto w = write_corpus(root / "afile", m, one);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code, Errc::kUsage);
+  auto r = read_corpus(root / "afile");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kUsage);
+  EXPECT_EQ(exit_code_for(r.error().code), kExitBadInput);
+  std::filesystem::remove_all(root);
 }
 
 TEST(ReplayMemory, ReadsInputsAndOwnWritesAndRecordsOutsideReads) {

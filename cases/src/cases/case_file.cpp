@@ -181,6 +181,11 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
   for (std::uint32_t i = 0; i < count; ++i) {
     Case c;
     LOCKSTEP_TRY(c.id, r.u32("case id"));
+    // Ids ascend (captures number 0, 1, ...; added cases take the next free id): a repeated id
+    // would make "FUNCTION:ID" name two cases.
+    if (i > 0 && c.id <= f.cases.back().id)
+      return Error::make(Errc::kMalformed, "{}: case {} has id {}, not above the previous case's id {}", what, i, c.id,
+                         f.cases.back().id);
     LOCKSTEP_TRY(c.function, r.u32("case function"));
     if (c.function != f.function)
       return Error::make(Errc::kMalformed, "{}: case {} is for function 0x{:08x}, the file for 0x{:08x}", what, i,
