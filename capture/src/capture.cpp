@@ -26,11 +26,14 @@ cases::Case to_case(const harness::CallRecord& rec, const harness::FunctionSpec*
   c.returns = spec ? to_returns(spec->returns) : cases::Returns::kEax;
   c.in = to_regs(rec.in);
   c.out = to_regs(rec.out);
-  // Stale-stack reads are inputs too; they lie below in.esp, which is how a case tells them apart.
+  // Stale-stack reads are inputs too; they lie on the stack below in.esp, which is how a case tells
+  // them apart (Case::is_stale, with the stack's bounds recorded here).
   add_runs(c.inputs, rec.effects.inputs);
   add_runs(c.inputs, rec.effects.stale_stack_reads);
   add_runs(c.writes, rec.effects.outputs);
   c.frame_bytes_written = static_cast<std::uint32_t>(harness::byte_count(rec.effects.frame_writes));
+  c.stack_low = rec.effects.stack_low;
+  c.stack_high = rec.effects.stack_high;
   c.origin.snapshot_sha256 = origin.snapshot_sha256;
   c.origin.record = origin.record;
   c.origin.record_index = origin.record_index;

@@ -335,6 +335,42 @@ TEST(Corpus, IsReplacedAsAWhole) {
   std::filesystem::remove_all(root);
 }
 
+// Stale-stack bytes are those on the stack below the entry esp, not every byte at a lower address:
+// with the stack at 0xff.. (Linux) a game's globals at 0x4.. were counted stale before.
+TEST(Case, StaleMeansOnTheStackBelowEsp) {
+  Case c = sample_case(0);
+  c.in.esp = 0xffffd000;
+  c.stack_low = 0xfffdd000;
+  c.stack_high = 0xffffe000;
+  EXPECT_FALSE(c.is_stale(0x630838)) << "a global below the stack is no stale-stack byte";
+  EXPECT_TRUE(c.is_stale(0xffffcffc));
+  EXPECT_TRUE(c.is_stale(0xfffdd000));
+  EXPECT_FALSE(c.is_stale(0xfffdcfff));
+  EXPECT_FALSE(c.is_stale(0xffffd000));
+  // The bounds survive the file; bounds that do not hold esp are refused.
+  CaseFile f = make_file(0x41af80, "tyres::tyres", {c});
+  auto back = decode_case_file(encode_case_file(f), "t.lkcases");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cases[0].stack_low, 0xfffdd000u);
+  EXPECT_EQ(back->cases[0].stack_high, 0xffffe000u);
+  f.cases[0].stack_high = 0xffffc000;
+  auto bad = decode_case_file(encode_case_file(f), "t.lkcases");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Errc::kMalformed);
+}
+
+// A version-1 file (no stack bounds) is still read, its bounds 0 (not recorded).
+TEST(CaseFile, ReadsVersionOne) {
+  auto v1 = read_case_file(LOCKSTEP_SOURCE_DIR "/tests/fuzz/corpus/case_file/automatic.lkcases");
+  ASSERT_TRUE(v1.ok()) << v1.error().message;
+  ASSERT_FALSE(v1->cases.empty());
+  EXPECT_EQ(v1->cases[0].stack_low, 0u);
+  EXPECT_EQ(v1->cases[0].stack_high, 0u);
+  auto again = decode_case_file(encode_case_file(*v1), "v2.lkcases");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->cases, v1->cases);
+}
+
 TEST(ReplayMemory, ReadsInputsAndOwnWritesAndRecordsOutsideReads) {
   Case c = sample_case(0);
   ReplayMemory mem(c);

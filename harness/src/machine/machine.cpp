@@ -588,6 +588,7 @@ struct Machine::Impl {
     Effects e;
     e.entry_esp = f.entry_esp;
     e.stack_low = layout.stack_low;
+    e.stack_high = layout.stack_high;
     std::vector<std::uint32_t> pages;
     pages.reserve(f.shadow.pages().size());
     for (const auto& [p, s] : f.shadow.pages()) pages.push_back(p);
