@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "$1" && pwd)"
-kills="${2:-16}"
+kills="${2:-24}"
 lockstep="$build/harness/cli/lockstep"
 profile="$root/harness/profiles/pod.toml"
 work="$(mktemp -d)"
@@ -35,9 +35,13 @@ echo "a complete capture takes ${took_ms} ms; killing $kills runs at instants sp
 old=0 new=0
 for i in $(seq 1 "$kills"); do
   rm -rf "$work/t" && mkdir "$work/t" && cp -r "$work/old" "$work/t/corpus"
-  # Instants from 30% to 110% of a run: the corpus is written at the end, so most land near it.
-  delay_ms=$(( took_ms * (30 + 80 * i / kills) / 100 ))
-  capture "${new_args[@]}" -o "$work/t/corpus" >/dev/null 2>&1 &
+  # Instants from 40% to 160% of a run: the corpus is written at the end, so most land near it,
+  # some after the run ended (the new corpus).
+  delay_ms=$(( took_ms * (40 + 120 * i / kills) / 100 ))
+  # lockstep itself in the background (not through a shell function: its subshell would be killed
+  # and lockstep left running).
+  "$lockstep" capture "$work/rec/snapshot.lks" "$work/rec/steps.log" --profile "$profile" --quiet "${new_args[@]}" \
+    -o "$work/t/corpus" >/dev/null 2>&1 &
   pid=$!
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   kill -9 "$pid" 2>/dev/null || true
