@@ -305,6 +305,11 @@ TEST(Corpus, IsReplacedAsAWhole) {
   ASSERT_TRUE(write_corpus(dir, m, two).ok());
   std::ofstream(dir / "NOTES.txt") << "kept";
   std::ofstream(dir / "00000001_gone.lkcases") << "an old case file no manifest names";
+  // A folder where the new corpus writes a case file: before, the write failed half-way (exit 4) and
+  // left the corpus unloadable; now the new folder is written aside and swapped in.
+  std::filesystem::create_directories(dir / "0041af80_tyres-tyres.lkcases.in-the-way");
+  std::filesystem::remove(dir / "0041af80_tyres-tyres.lkcases");
+  std::filesystem::create_directories(dir / "0041af80_tyres-tyres.lkcases");
   // What killed writers leave: a half-written new folder and an old one of a pid that is gone.
   const pid_t child = ::fork();
   if (child == 0) ::_exit(0);
