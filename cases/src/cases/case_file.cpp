@@ -167,6 +167,11 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
   if (kHeaderSize + std::uint64_t{packed_size} != bytes.size())
     return Error::make(Errc::kMalformed, "{}: {} bytes after the compressed body", what,
                        bytes.size() - kHeaderSize - packed_size);
+  // zlib cannot expand past about 1032:1: a larger claim is refused before its buffer is allocated
+  // (a 40-byte file must not cost a gigabyte).
+  if (body_size > std::uint64_t{packed_size} * 1032 + 1024)
+    return Error::make(Errc::kMalformed, "{}: {} compressed bytes cannot inflate to the {} announced", what, packed_size,
+                       body_size);
   LOCKSTEP_TRY(auto raw, zlib_decompress(packed, body_size, what));
   if (crc32(raw) != body_crc)
     return Error::make(Errc::kChecksum, "{}: body checksum 0x{:08x} does not match the stored 0x{:08x}", what,
