@@ -32,11 +32,14 @@ cases::Case to_case(const harness::CallRecord& rec, const harness::FunctionSpec*
   c.returns = spec ? to_returns(spec->returns) : cases::Returns::kEax;
   c.in = to_regs(rec.in);
   c.out = to_regs(rec.out);
-  // Stale-stack reads are inputs too; they lie below in.esp, which is how a case tells them apart.
+  // Stale-stack reads are inputs too; they lie on the stack below in.esp, which is how a case tells
+  // them apart (Case::is_stale, with the stack's bounds recorded here).
   add_runs(c.inputs, rec.effects.inputs);
   add_runs(c.inputs, rec.effects.stale_stack_reads);
   add_runs(c.writes, rec.effects.outputs);
   c.frame_bytes_written = static_cast<std::uint32_t>(harness::byte_count(rec.effects.frame_writes));
+  c.stack_low = rec.effects.stack_low;
+  c.stack_high = rec.effects.stack_high;
   c.origin.snapshot_sha256 = origin.snapshot_sha256;
   c.origin.record = origin.record;
   c.origin.record_index = origin.record_index;
@@ -138,7 +141,6 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   if (options.functions.empty()) return Error::make(Errc::kUsage, "capture needs at least one function (--fn)");
   LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, options.driver));
   const DriverSpec* driver = resolved.spec;
-  const RecordKind run_kind = resolved.run_kind;
   CallSpec spec = resolved.call;
   MachineConfig cfg = options.machine;
   cfg.watched = options.functions;
@@ -153,11 +155,9 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
                          *at, driver->name, stub);
   }
 
-  std::vector<std::size_t> runs;
-  for (std::size_t i = 0; i < log.records.size(); ++i)
-    if (log.records[i].kind == run_kind) runs.push_back(i);
   CaptureReport report;
   report.driver = driver->name;
+  LOCKSTEP_TRY(std::vector<std::size_t> runs, driver_runs(profile, resolved, log));
   report.runs = runs.size();
 
   // One machine and one collector per thread, each taking whole driver runs (a run restores the

@@ -65,6 +65,20 @@ Status lay_record(Machine& machine, const Record& rec, const std::string& kind) 
   return {};
 }
 
+Result<std::vector<std::size_t>> driver_runs(const Profile& profile, const ResolvedDriver& driver, const StateLog& log) {
+  std::vector<std::size_t> runs;
+  for (std::size_t i = 0; i < log.records.size(); ++i) {
+    const Record& r = log.records[i];
+    if (r.kind != driver.run_kind) continue;
+    LOCKSTEP_TRY_STATUS(driver_args(profile, *driver.spec, r));  // the racer fits the driver's instances
+    runs.push_back(i);
+  }
+  if (runs.empty())
+    return Error::make(Errc::kMalformed, "the state log has no {} records, which driver '{}' runs on: nothing to run",
+                       driver.spec->record, driver.spec->name);
+  return runs;
+}
+
 Result<std::vector<Arg>> driver_args(const Profile& profile, const DriverSpec& driver, const Record& rec) {
   std::vector<Arg> args;
   for (const DriverArg& a : driver.args) {
@@ -91,18 +105,16 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
                                     const StepCheckOptions& options) {
   LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, options.driver));
   const DriverSpec* driver = resolved.spec;
-  const RecordKind run_kind = resolved.run_kind;
   const RecordKind compare_kind = resolved.compare_kind;
   CallSpec spec = resolved.call;
   LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, options.machine));
   const Labeler labels(profile);
 
   // Compare records by (step, racer): the first one after its run record.
-  std::vector<std::size_t> runs;
+  LOCKSTEP_TRY(std::vector<std::size_t> runs, driver_runs(profile, resolved, log));
   std::map<std::pair<std::uint32_t, std::int32_t>, std::vector<std::size_t>> compares;
   for (std::size_t i = 0; i < log.records.size(); ++i) {
     const Record& r = log.records[i];
-    if (r.kind == run_kind) runs.push_back(i);
     if (r.kind == compare_kind) compares[{r.step, r.racer}].push_back(i);
   }
   if (options.max_steps && runs.size() > options.max_steps) runs.resize(options.max_steps);

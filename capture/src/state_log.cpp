@@ -193,6 +193,53 @@ Result<std::span<const std::uint8_t>> Record::bytes_at(GuestAddr address, std::u
   return std::span<const std::uint8_t>(b->bytes).subspan(address - b->address, n);
 }
 
+Status RecordOrder::close_step(std::string_view what) {
+  for (const auto& [racer, state] : racers_)
+    if (!state.second)
+      return Error::make(Errc::kMalformed, "{}: CTRL record at offset 0x{:x} (step {} racer {}) has no PHYS record "
+                         "before the step ends", what, state.first, step_, racer);
+  racers_.clear();
+  step_record_ = racer_record_ = false;
+  return {};
+}
+
+Status RecordOrder::add(const Record& r, std::string_view what, std::uint64_t offset) {
+  auto bad = [&](std::string_view why) {
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {} racer {}): {}", what,
+                       record_kind_name(r.kind), offset, r.step, r.racer, why);
+  };
+  if (started_ && r.step < step_) return bad(fmt::format("comes after step {}; steps never go back", step_));
+  if (!started_ || r.step != step_) {
+    if (started_) LOCKSTEP_TRY_STATUS(close_step(what));
+    started_ = true;
+    step_ = r.step;
+  }
+  switch (r.kind) {
+    case RecordKind::kStep:
+      if (step_record_) return bad("a second STEP record for the step");
+      if (racer_record_) return bad("the STEP record must come before the step's CTRL and PHYS records");
+      step_record_ = true;
+      break;
+    case RecordKind::kCtrl: {
+      racer_record_ = true;
+      auto [it, fresh] = racers_.try_emplace(r.racer, offset, false);
+      if (!fresh) return bad(fmt::format("a second CTRL record for this racer (the first at offset 0x{:x})", it->second.first));
+      break;
+    }
+    case RecordKind::kPhys: {
+      racer_record_ = true;
+      auto it = racers_.find(r.racer);
+      if (it == racers_.end()) return bad("no CTRL record of this racer before it in the step");
+      if (it->second.second) return bad("a second PHYS record for this racer");
+      it->second.second = true;
+      break;
+    }
+  }
+  return {};
+}
+
+Status RecordOrder::finish(std::string_view what) { return close_step(what); }
+
 Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::string_view what,
                                   const StateLogLimits& limits) {
   if (bytes.size() < kStateLogHeaderSize)
@@ -206,6 +253,7 @@ Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::stri
   if (header_size > bytes.size())
     return Error::make(Errc::kTruncated, "{}: the header claims {} bytes, the file has {}", what, header_size, bytes.size());
   std::uint64_t at = header_size;
+  RecordOrder order;
   while (at < bytes.size()) {
     if (log.records.size() >= limits.max_records)
       return Error::make(Errc::kLimit, "{}: more than {} records", what, limits.max_records);
@@ -222,9 +270,11 @@ Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::stri
     std::uint32_t crc;
     std::memcpy(&crc, bytes.data() + body_at + h.payload, 4);
     LOCKSTEP_TRY(Record rec, parse_record_body(h, head, payload, crc, what, at, limits));
+    LOCKSTEP_TRY_STATUS(order.add(rec, what, at));
     log.records.push_back(std::move(rec));
     at = body_at + h.payload + 4;
   }
+  LOCKSTEP_TRY_STATUS(order.finish(what));
   return log;
 }
 
@@ -250,6 +300,7 @@ Result<StateLogReader> StateLogReader::open(const std::filesystem::path& path, c
   StateLogReader r;
   r.what_ = path.string();
   r.limits_ = limits;
+  LOCKSTEP_TRY_STATUS(require_regular_file(path));  // a FIFO would block the open below
   r.in_.open(path, std::ios::binary);
   if (!r.in_) return Error::make(Errc::kIo, "{}: cannot open", r.what_);
   std::array<std::uint8_t, kStateLogHeaderSize> head{};
@@ -272,7 +323,10 @@ Result<std::optional<Record>> StateLogReader::next() {
   std::array<std::uint8_t, kStateLogRecordHeaderSize> head{};
   in_.read(reinterpret_cast<char*>(head.data()), head.size());
   const auto got = static_cast<std::size_t>(in_.gcount());
-  if (got == 0) return std::optional<Record>{};
+  if (got == 0) {
+    LOCKSTEP_TRY_STATUS(order_.finish(what_));
+    return std::optional<Record>{};
+  }
   if (got < head.size())
     return Error::make(Errc::kTruncated, "{}: record at offset 0x{:x}: {} bytes left, a record header needs {}", what_,
                        offset_, got, kStateLogRecordHeaderSize);
@@ -287,6 +341,7 @@ Result<std::optional<Record>> StateLogReader::next() {
   std::memcpy(&crc, payload.data() + h.payload, 4);
   LOCKSTEP_TRY(Record rec,
                parse_record_body(h, head, std::span(payload).first(h.payload), crc, what_, offset_, limits_));
+  LOCKSTEP_TRY_STATUS(order_.add(rec, what_, offset_));
   offset_ += kStateLogRecordHeaderSize + h.payload + 4;
   ++records_;
   return std::optional<Record>(std::move(rec));

@@ -2,14 +2,24 @@
 // FIPS 180-2 vectors, atomic writes, --jobs / --shard and the work spread over threads.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <future>
 #include <stdexcept>
 #include <vector>
 #include <string>
+#include <thread>
 
 #include "lockstep/base/byte_reader.hpp"
 #include "lockstep/base/io.hpp"
+#include "lockstep/base/numbers.hpp"
 #include "lockstep/base/parallel.hpp"
 
 namespace lockstep {
@@ -168,6 +178,163 @@ TEST(AtomicWrite, WritesWholeFileAndLeavesNoTemp) {
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.error().code, Errc::kLimit);
   std::filesystem::remove_all(dir);
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A FIFO as an input: refused at once as not a regular file (before the fix the open waited for a
+// writer forever; the future's timeout turns such a hang into a failure instead of a stuck test).
+TEST(ReadFile, RefusesAFifoWithoutWaitingOnIt) {
+  const auto dir = fresh_dir("lockstep-fifo-in");
+  const auto fifo = dir / "manifest.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Detached threads: a read that blocks must fail the test, not hang it in a future's destructor.
+  auto in_thread = [](auto f) {
+    std::packaged_task<decltype(f())()> task(std::move(f));
+    auto fut = task.get_future();
+    std::thread(std::move(task)).detach();
+    return fut;
+  };
+  auto read = in_thread([fifo] { return read_file(fifo); });
+  auto check = in_thread([fifo] { return require_regular_file(fifo); });
+  ASSERT_EQ(read.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "read_file blocked on a FIFO";
+  ASSERT_EQ(check.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto r = read.get();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kUsage);
+  EXPECT_NE(r.error().message.find("a FIFO"), std::string::npos) << r.error().message;
+  auto c = check.get();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, Errc::kUsage);
+  // A directory is no file either.
+  auto d = read_file(dir);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code, Errc::kUsage);
+  std::filesystem::remove_all(dir);
+}
+
+// Outputs that are not regular files are written in place, never replaced by a renamed temp file.
+TEST(AtomicWrite, WritesIntoAFifoInPlaceAndKeepsIt) {
+  const auto dir = fresh_dir("lockstep-fifo-out");
+  const auto fifo = dir / "report.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto reader = std::async(std::launch::async, [&] {
+    std::string got;
+    const int fd = ::open(fifo.c_str(), O_RDONLY);
+    char buf[64];
+    for (ssize_t n; fd >= 0 && (n = ::read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    if (fd >= 0) ::close(fd);
+    return got;
+  });
+  ASSERT_TRUE(write_file_atomic(fifo, std::string_view("{\"ok\": 1}")).ok());
+  ASSERT_EQ(reader.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(reader.get(), "{\"ok\": 1}");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced by a regular file";
+  std::size_t n = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) { (void)e; ++n; }
+  EXPECT_EQ(n, 1u) << "a temp file was left beside the FIFO";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicWrite, WritesIntoACharacterDeviceInPlace) {
+  const auto dir = fresh_dir("lockstep-dev-out");
+  const auto null_dev = dir / "mynull";
+  if (::mknod(null_dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "mknod needs root (CAP_MKNOD); the FIFO and /proc/self/fd tests cover the same path";
+  ASSERT_TRUE(write_file_atomic(null_dev, std::string_view("discarded")).ok());
+  struct stat st {};
+  ASSERT_EQ(::lstat(null_dev.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "the device node was replaced by a regular file";
+  // /dev/full: the write fails (ENOSPC) as an I/O error, and the node stays.
+  const auto full = dir / "myfull";
+  ASSERT_EQ(::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0);
+  auto w = write_file_atomic(full, std::string_view("x"));
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code, Errc::kIo);
+  ASSERT_EQ(::lstat(full.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicWrite, WritesThroughAProcSelfFdLinkWithoutReplacingIt) {
+  const auto dir = fresh_dir("lockstep-fd-out");
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const auto link = dir / "out.json";
+  std::filesystem::create_symlink("/proc/self/fd/" + std::to_string(fds[1]), link);
+  ASSERT_TRUE(write_file_atomic(link, std::string_view("abc")).ok());
+  ::close(fds[1]);
+  char buf[8] = {};
+  EXPECT_EQ(::read(fds[0], buf, sizeof buf), 3);
+  EXPECT_EQ(std::string(buf, 3), "abc");
+  ::close(fds[0]);
+  EXPECT_TRUE(std::filesystem::is_symlink(link)) << "the link was replaced by a regular file";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicWrite, ReplacesTheFileASymlinkNamesAndRefusesADirectory) {
+  const auto dir = fresh_dir("lockstep-link-out");
+  ASSERT_TRUE(write_file_atomic(dir / "real.json", std::string_view("old")).ok());
+  std::filesystem::create_symlink("real.json", dir / "link.json");
+  ASSERT_TRUE(write_file_atomic(dir / "link.json", std::string_view("new")).ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  auto back = read_file(dir / "real.json");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(std::string(back->begin(), back->end()), "new");
+  std::filesystem::create_directory(dir / "adir");
+  auto w = write_file_atomic(dir / "adir", std::string_view("x"));
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code, Errc::kUsage);
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "adir"));
+  std::filesystem::remove_all(dir);
+}
+
+// A killed writer's temp file (its pid gone) is removed by the next write of the same output; a
+// live process's is kept.
+TEST(AtomicWrite, RemovesTempFilesOfKilledWriters) {
+  const auto dir = fresh_dir("lockstep-stale");
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // now a pid that is gone
+  const auto stale = dir / ("snap.lks.tmp." + std::to_string(child));
+  const auto live = dir / "snap.lks.tmp.1";  // init: alive
+  std::ofstream(stale) << "half";
+  std::ofstream(live) << "other";
+  ASSERT_TRUE(write_file_atomic(dir / "snap.lks", std::string_view("whole")).ok());
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Numbers, RefuseWhatWouldWrapOrMislead) {
+  for (const char* bad : {"", "-1", "-1000", "+5", "18446744073709551616", "1e23", " 5", "5 ", "0x", "0x-1", "12abc",
+                          "1.5"}) {
+    auto v = parse_unsigned(bad);
+    EXPECT_FALSE(v.ok()) << "'" << bad << "' was taken as " << (v.ok() ? *v : 0);
+    if (!v.ok()) {
+      EXPECT_EQ(v.error().code, Errc::kUsage);
+    }
+  }
+  EXPECT_EQ(*parse_unsigned("0"), 0u);
+  EXPECT_EQ(*parse_unsigned("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(*parse_unsigned("0x41b66c"), 0x41b66cu);
+  EXPECT_FALSE(parse_unsigned("101", 100).ok());
+  EXPECT_EQ(*parse_address("0xffffffff"), 0xffffffffu);
+  EXPECT_FALSE(parse_address("0x100000000").ok());
+  EXPECT_FALSE(parse_address("-1").ok());
+  EXPECT_EQ(*parse_hex_number("0x004191c4", 0xffffffff), 0x4191c4u);
+  EXPECT_FALSE(parse_hex_number("0x1004191c4", 0xffffffff).ok());
+  EXPECT_FALSE(parse_hex_number("car[3]", 0xffffffff).ok());
+  EXPECT_EQ(*add_guest_offset(0xfffffff0, 0xf, "x"), 0xffffffffu);
+  EXPECT_FALSE(add_guest_offset(0xfffffff0, 0x10, "x").ok());
 }
 
 }  // namespace

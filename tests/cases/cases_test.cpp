@@ -2,9 +2,13 @@
 // the replay memory and the comparison rules of "Case semantics" (cases/docs/case-format.md).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -223,6 +227,155 @@ TEST(Corpus, WriteReadAndDeterminism) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, Errc::kMalformed);
   std::filesystem::remove_all(dir);
+}
+
+// The manifest as the format document says it must be: each defect a hostile user found is refused
+// with kMalformed (or kBadMagic/kBadVersion) naming the place, never taken or thrown.
+TEST(Corpus, ManifestIsCheckedFieldByField) {
+  const std::string ok_entry =
+      R"({"address": "0x0041af80", "name": "tyres::tyres", "file": "0041af80_tyres-tyres.lkcases", "cases": 2, "poked": 0})";
+  auto manifest = [](const std::string& functions, const std::string& total, const std::string& head =
+                         R"("format": "lockstep-corpus", "version": 1)") {
+    return "{" + head + R"(, "profile": "pod-2.8", "functions": [)" + functions + R"(], "total_cases": )" + total + "}";
+  };
+  auto good = decode_manifest(manifest(ok_entry, "2"), "m.json");
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ(good->functions[0].function, 0x41af80u);
+
+  struct Bad {
+    std::string text;
+    Errc code;
+    std::string says;
+  };
+  const std::string second =
+      R"({"address": "0x004d41a0", "name": "math::dot16", "file": "004d41a0_math-dot16.lkcases", "cases": 1})";
+  const std::vector<Bad> bad = {
+      {manifest(ok_entry, "2", R"("format": 5, "version": 1)"), Errc::kBadMagic, "format"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": "1")"), Errc::kBadVersion, "version"},
+      {manifest("", "0"), Errc::kMalformed, "1 to"},
+      {manifest(ok_entry, "3"), Errc::kMalformed, "total_cases"},
+      {manifest(ok_entry, "\"2\""), Errc::kMalformed, "total_cases"},
+      {manifest(ok_entry + "," + ok_entry, "4"), Errc::kMalformed, "listed twice"},
+      {manifest(second + "," + ok_entry, "3"), Errc::kMalformed, "out of order"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "x.lkcases", "cases": 1}, )"
+                R"({"address": "0x0041af84", "name": "b", "file": "x.lkcases", "cases": 1})", "2"),
+       Errc::kMalformed, "named twice"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": 4294967363})", "67"),
+       Errc::kMalformed, "\"cases\""},
+      {manifest(R"({"address": "0x1004191c4", "name": "a", "file": "a.lkcases", "cases": 1})", "1"),
+       Errc::kMalformed, "0x1004191c4"},
+      {manifest(R"({"address": "car[3]", "name": "a", "file": "a.lkcases", "cases": 1})", "1"), Errc::kMalformed,
+       "car[3]"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": -1})", "1"),
+       Errc::kMalformed, "\"cases\""},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": 1, "poked": 2})", "1"),
+       Errc::kMalformed, "poked"},
+      {manifest(R"({"address": "0x0041af80", "name": 7, "file": "a.lkcases", "cases": 1})", "1"), Errc::kMalformed,
+       "name"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "../a.lkcases", "cases": 1})", "1"),
+       Errc::kMalformed, "plain name"},
+      {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": 0})", "0"), Errc::kMalformed,
+       "no cases"},
+      {"[1, 2]", Errc::kMalformed, "JSON"},
+  };
+  for (const Bad& b : bad) {
+    auto m = decode_manifest(b.text, "m.json");
+    ASSERT_FALSE(m.ok()) << b.text;
+    EXPECT_EQ(m.error().code, b.code) << b.text << "\n" << m.error().message;
+    EXPECT_NE(m.error().message.find(b.says), std::string::npos) << m.error().message;
+    EXPECT_EQ(m.error().message.rfind("m.json", 0), 0u) << m.error().message;
+  }
+}
+
+TEST(CaseFile, RefusesARepeatedCaseId) {
+  CaseFile f = make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1), sample_case(1)});
+  auto d = decode_case_file(encode_case_file(f), "t.lkcases");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code, Errc::kMalformed);
+  EXPECT_NE(d.error().message.find("case 2 has id 1"), std::string::npos) << d.error().message;
+}
+
+// A corpus is replaced as a whole: the new folder takes the old one's place, nothing half-written or
+// temporary stays, other files in the folder are kept, and a path that is a file is refused (exit 2).
+TEST(Corpus, IsReplacedAsAWhole) {
+  auto root = std::filesystem::temp_directory_path() / ("lockstep_whole_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  const auto dir = root / "corpus";
+  Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", "car_step", {}};
+  std::vector<CaseFile> two{make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
+  ASSERT_TRUE(write_corpus(dir, m, two).ok());
+  std::ofstream(dir / "NOTES.txt") << "kept";
+  std::ofstream(dir / "00000001_gone.lkcases") << "an old case file no manifest names";
+  // A folder where the new corpus writes a case file: before, the write failed half-way (exit 4) and
+  // left the corpus unloadable; now the new folder is written aside and swapped in.
+  std::filesystem::create_directories(dir / "0041af80_tyres-tyres.lkcases.in-the-way");
+  std::filesystem::remove(dir / "0041af80_tyres-tyres.lkcases");
+  std::filesystem::create_directories(dir / "0041af80_tyres-tyres.lkcases");
+  // What killed writers leave: a half-written new folder and an old one of a pid that is gone.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  std::filesystem::create_directories(root / ("corpus.new." + std::to_string(child)));
+  std::filesystem::create_directories(root / ("corpus.old." + std::to_string(child)));
+
+  std::vector<CaseFile> one{make_file(0x41af80, "tyres::tyres", {sample_case(0)})};
+  ASSERT_TRUE(write_corpus(dir / "", m, one).ok());  // a trailing slash names the same folder
+  auto c = read_corpus(dir);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->files[0].cases.size(), 1u);
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(root)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"corpus"}) << "left beside the corpus: " << names.size() << " entries";
+  EXPECT_TRUE(std::filesystem::exists(dir / "NOTES.txt"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "00000001_gone.lkcases"));
+
+  // A corpus path that is a file: usage (exit 2), not an I/O error (exit 4), for writing and reading.
+  std::ofstream(root / "afile") << "x";
+  auto w = write_corpus(root / "afile", m, one);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code, Errc::kUsage);
+  auto r = read_corpus(root / "afile");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kUsage);
+  EXPECT_EQ(exit_code_for(r.error().code), kExitBadInput);
+  std::filesystem::remove_all(root);
+}
+
+// Stale-stack bytes are those on the stack below the entry esp, not every byte at a lower address:
+// with the stack at 0xff.. (Linux) a game's globals at 0x4.. were counted stale before.
+TEST(Case, StaleMeansOnTheStackBelowEsp) {
+  Case c = sample_case(0);
+  c.in.esp = 0xffffd000;
+  c.stack_low = 0xfffdd000;
+  c.stack_high = 0xffffe000;
+  EXPECT_FALSE(c.is_stale(0x630838)) << "a global below the stack is no stale-stack byte";
+  EXPECT_TRUE(c.is_stale(0xffffcffc));
+  EXPECT_TRUE(c.is_stale(0xfffdd000));
+  EXPECT_FALSE(c.is_stale(0xfffdcfff));
+  EXPECT_FALSE(c.is_stale(0xffffd000));
+  // The bounds survive the file; bounds that do not hold esp are refused.
+  CaseFile f = make_file(0x41af80, "tyres::tyres", {c});
+  auto back = decode_case_file(encode_case_file(f), "t.lkcases");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->cases[0].stack_low, 0xfffdd000u);
+  EXPECT_EQ(back->cases[0].stack_high, 0xffffe000u);
+  f.cases[0].stack_high = 0xffffc000;
+  auto bad = decode_case_file(encode_case_file(f), "t.lkcases");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Errc::kMalformed);
+}
+
+// A version-1 file (no stack bounds) is still read, its bounds 0 (not recorded).
+TEST(CaseFile, ReadsVersionOne) {
+  auto v1 = read_case_file(LOCKSTEP_SOURCE_DIR "/tests/fuzz/corpus/case_file/automatic.lkcases");
+  ASSERT_TRUE(v1.ok()) << v1.error().message;
+  ASSERT_FALSE(v1->cases.empty());
+  EXPECT_EQ(v1->cases[0].stack_low, 0u);
+  EXPECT_EQ(v1->cases[0].stack_high, 0u);
+  auto again = decode_case_file(encode_case_file(*v1), "v2.lkcases");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->cases, v1->cases);
 }
 
 TEST(ReplayMemory, ReadsInputsAndOwnWritesAndRecordsOutsideReads) {

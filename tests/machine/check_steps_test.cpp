@@ -259,6 +259,67 @@ TEST(NestedCapture, EveryCallOfAWatchedFunctionInsideTheCarStep) {
   EXPECT_GT(n_tyres, 0u);
 }
 
+// One exit-code rule for check-steps and capture (README, "Exit codes"): a guest fault is 3 in both,
+// and a log a driver cannot run (no CTRL record, a racer the profile has no car for, a repeated
+// record) is bad input, 2 in both, refused before anything runs.
+TEST(CheckSteps, ExitCodesAgreeWithCapture) {
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  const std::string profile = LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml";
+  const auto dir = r.dir / ("exit-codes-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto both = [&](const std::string& log, std::vector<std::string> extra) {
+    std::ostringstream out, err;
+    std::vector<std::string> check = {"check-steps", (r.dir / "snapshot.lks").string(), log, "--profile", profile,
+                                      "--max-steps", "2"};
+    std::vector<std::string> capture = {"capture", (r.dir / "snapshot.lks").string(), log, "--profile", profile,
+                                        "--fn", "math::dot16", "--every", "400", "--quiet", "-o",
+                                        (dir / "corpus").string()};
+    check.insert(check.end(), extra.begin(), extra.end());
+    capture.insert(capture.end(), extra.begin(), extra.end());
+    const int a = cli::run(check, cli::Io{out, err});
+    const int b = cli::run(capture, cli::Io{out, err});
+    return std::pair{a, b};
+  };
+  auto write_log = [&](const std::string& name, std::vector<Record> records) {
+    StateLog log = r.log;
+    log.records = std::move(records);
+    const auto path = (dir / name).string();
+    EXPECT_TRUE(write_file_atomic(path, encode_state_log(log)).ok());
+    return path;
+  };
+  // The first step of the recording, whole.
+  std::vector<Record> first_step;
+  for (const Record& rec : r.log.records)
+    if (rec.step == r.log.records.front().step) first_step.push_back(rec);
+  ASSERT_GT(first_step.size(), 2u);
+
+  // A budget of one block: every run stops (a guest fault): 3, not check-steps' former 1.
+  EXPECT_EQ(both((r.dir / "steps.log").string(), {"--budget", "1"}), std::pair(3, 3));
+
+  // Only STEP records: nothing to run. Before, an empty run passed (exit 0, an empty corpus).
+  std::vector<Record> steps_only;
+  for (const Record& rec : first_step)
+    if (rec.kind == RecordKind::kStep) steps_only.push_back(rec);
+  EXPECT_EQ(both(write_log("steps-only.log", steps_only), {}), std::pair(2, 2));
+
+  // A racer the profile has no car for (its CTRL and PHYS records both say 99).
+  std::vector<Record> racer99 = first_step;
+  for (Record& rec : racer99)
+    if (rec.kind != RecordKind::kStep && rec.racer == first_step[1].racer) rec.racer = 99;
+  EXPECT_EQ(both(write_log("racer99.log", racer99), {}), std::pair(2, 2));
+
+  // A CTRL record twice: refused, not run twice.
+  std::vector<Record> twice = first_step;
+  for (std::size_t i = 0; i < twice.size(); ++i)
+    if (twice[i].kind == RecordKind::kCtrl) {
+      twice.insert(twice.begin() + static_cast<std::ptrdiff_t>(i), twice[i]);
+      break;
+    }
+  EXPECT_EQ(both(write_log("ctrl-twice.log", twice), {}), std::pair(2, 2));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CheckSteps, BadDriverIsAnError) {
   const Recording& r = recording();
   ASSERT_TRUE(r.ok) << r.why;

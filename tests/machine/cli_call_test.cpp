@@ -50,6 +50,43 @@ int call(const std::vector<std::string>& args, std::string& out, std::string& er
   return rc;
 }
 
+// Numbers on the command line are parsed strictly: what used to wrap into "no limit" or another
+// function is a usage error (2); --timeout stops a call that loops within its block budget (3).
+TEST(CliCall, NumericOptionsAreStrictAndTheWallClockIsLimited) {
+  Files f = write_files(R"(
+  spin:
+    jmp spin)");
+  std::string out, err;
+  for (const char* bad : {"-1", "-1000", "18446744073709551616", "1e23", ""}) {
+    const int rc = call({"call", f.snapshot.string(), "--profile", f.profile.string(), "--fn", "demo::bump", "--budget",
+                         bad},
+                        out, err);
+    EXPECT_EQ(rc, 2) << "--budget '" << bad << "': " << err;
+  }
+  EXPECT_EQ(call({"call", f.snapshot.string(), "--profile", f.profile.string(), "--fn", "-1"}, out, err), 2) << err;
+  EXPECT_EQ(call({"call", f.snapshot.string(), "--profile", f.profile.string(), "--fn", "demo::bump", "--timeout",
+                  "-5"},
+                 out, err),
+            2)
+      << err;
+  EXPECT_EQ(call({"call", f.snapshot.string(), "--profile", f.profile.string(), "--fn", "demo::bump", "--thread", "-1"},
+                 out, err),
+            2)
+      << err;
+  // An --arg or --poke address past 4 GiB is refused, not wrapped to a low address.
+  EXPECT_EQ(call({"call", f.snapshot.string(), "--profile", f.profile.string(), "--fn", "demo::bump", "--poke",
+                  "rec[3]+0xffffffff=00"},
+                 out, err),
+            2)
+      << err;
+  // An endless loop, no block budget: the wall clock stops it after a second.
+  const int rc = call({"call", f.snapshot.string(), "--profile", f.profile.string(), "--fn", "demo::bump", "--budget",
+                       "0", "--timeout", "1", "--json"},
+                      out, err);
+  EXPECT_EQ(rc, 3) << out << err;
+  EXPECT_NE(out.find("\"kind\": \"timeout\""), std::string::npos) << out;
+}
+
 TEST(CliCall, PrintsEffectsByLabelAndFaultsExitThree) {
   // bump: rec->counter += by, returns the new value; with by = 0 it reads address 0 (a fault).
   Files f = write_files(R"(

@@ -131,6 +131,54 @@ TEST(Profile, ErrorsNameTheLine) {
   bad("[profile\n", "x.toml:1");
 }
 
+// What a hostile profile got through before: each is refused with the file, line and place.
+TEST(Profile, RefusesDuplicatesOverlapsCyclesAndWraps) {
+  auto bad = [](std::string text, std::string want) {
+    auto p = parse_profile(text, "x.toml");
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_EQ(p.error().code, Errc::kMalformed);
+    EXPECT_NE(p.error().message.find(want), std::string::npos) << p.error().message;
+    EXPECT_EQ(p.error().message.rfind("x.toml:", 0), 0u) << p.error().message;
+  };
+  const std::string stub = "action = \"ret\"\nwhy = \"w\"\n";
+  bad("[[label]]\nname = \"l\"\naddress = 1\n[[label]]\nname = \"l\"\naddress = 2\n",
+      "label 'l' is already defined at line 1");
+  bad("[[stub]]\nname = \"a\"\naddress = 16\n" + stub + "[[stub]]\nname = \"b\"\naddress = 16\n" + stub,
+      "0x00000010 is already stub 'a'");
+  bad("[[struct]]\nname = \"s\"\nsize = 8\nfields = [ { offset = 0, size = 4, name = \"f\" }, "
+      "{ offset = 4, size = 4, name = \"f\" } ]\n",
+      "field name 'f' is used twice");
+  bad("[[struct]]\nname = \"s\"\nsize = 8\nfields = [ { offset = 0, size = 4, name = \"f\" }, "
+      "{ offset = 2, size = 4, name = \"g\" } ]\n",
+      "fields 'f' (0x0+0x4) and 'g' (0x2) overlap");
+  bad("[[struct]]\nname = \"a\"\nsize = 8\nfields = [ { offset = 0, struct = \"b\", name = \"b\" } ]\n"
+      "[[struct]]\nname = \"b\"\nsize = 8\nfields = [ { offset = 0, struct = \"a\", name = \"a\" } ]\n",
+      "cycle: a -> b -> a");
+  bad("[[label]]\nname = \"l\"\naddress = 0xfffffff0\nsize = 0x20\n", "runs past 4 GiB");
+  bad("[[stub]]\nname = \"a\"\naddress = 16\naction = \"ret\"\nwhy = \"   \"\n", "must say why");
+  bad("[[struct]]\nname = \"s\"\nsize = 0\n", "size 0");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nargs = [\"x\"]\n", "must be \"name:kind\"");
+  bad("[[function]]\naddress = 1\nname = \"a\"\n[[function]]\naddress = 1\nname = \"b\"\n",
+      "0x00000001 is already function 'a'");
+}
+
+// --arg/--poke addresses: a sum past 4 GiB is refused, never wrapped to a low address.
+TEST(Labels, AddressesNeverWrap) {
+  auto p = parse_profile(kGood, "t.toml");
+  ASSERT_TRUE(p.ok());
+  Labeler l(*p);
+  const GuestAddr car3 = 0x630838 + 3 * 0x558;
+  EXPECT_EQ(*l.resolve("car[3]+0x20"), car3 + 0x20);
+  EXPECT_FALSE(l.resolve("car[3]+0xffffffff").ok());
+  EXPECT_FALSE(l.resolve("0xfffffff0+0x10").ok());
+  EXPECT_FALSE(l.resolve("round_constant+0xffffffff").ok());
+  EXPECT_FALSE(l.resolve("car[-1]").ok());
+  EXPECT_FALSE(l.resolve("-1").ok());
+  EXPECT_FALSE(parse_poke("car[3]+0xffffffff=00", l).ok());
+  EXPECT_FALSE(parse_poke("0xffffffff=0000", l).ok());  // the second byte would land at 0
+  EXPECT_TRUE(parse_poke("0xffffffff=00", l).ok());
+}
+
 TEST(Profile, NumbersParse) {
   EXPECT_EQ(*parse_u32("0x41b66c"), 0x41b66cu);
   EXPECT_EQ(*parse_u32("12"), 12u);

@@ -6,6 +6,8 @@
 #include <libdeflate.h>
 #include <openssl/evp.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
@@ -25,8 +27,30 @@ Error os_error(std::string_view what, const std::filesystem::path& p) {
 }
 }  // namespace
 
+const char* file_kind_name(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a file";
+}
+
+Status require_regular_file(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return os_error("cannot open", path);
+  if (!S_ISREG(st.st_mode))
+    return Error::make(Errc::kUsage, "{} is not a regular file (it is {}); give a file", path.string(),
+                       file_kind_name(st.st_mode));
+  return {};
+}
+
 Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; the kind is
+  // checked on the open descriptor (no window between a stat and the open). Regular files ignore it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return os_error("cannot open", path);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -36,7 +60,8 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, s
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Error::make(Errc::kUsage, "{} is not a regular file", path.string());
+    return Error::make(Errc::kUsage, "{} is not a regular file (it is {}); give a file", path.string(),
+                       file_kind_name(st.st_mode));
   }
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
     ::close(fd);
@@ -61,30 +86,95 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, s
   return out;
 }
 
-Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> data) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return os_error("cannot create", tmp);
+namespace {
+
+Status write_all(int fd, std::span<const std::uint8_t> data, const std::filesystem::path& path) {
   std::size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      auto err = os_error("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return err;
+      return os_error("cannot write", path);
     }
     done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+/// A stream-like target (character device such as /dev/null or a terminal, a FIFO, a socket; also
+/// what /proc/self/fd/N and /dev/stdout lead to): written in place. Renaming a file onto it would
+/// replace the device node or the link instead of writing to it.
+Status write_in_place(const std::filesystem::path& path, std::span<const std::uint8_t> data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return os_error("cannot open", path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    ::close(fd);
+    return Error::make(Errc::kIo, "{} changed while it was being opened; not written", path.string());
+  }
+  auto st_write = write_all(fd, data, path);
+  if (::close(fd) != 0 && st_write.ok()) return os_error("cannot write", path);
+  return st_write;
+}
+
+}  // namespace
+
+std::string temp_sibling_name(const std::filesystem::path& path) {
+  return path.filename().string() + ".tmp." + std::to_string(::getpid());
+}
+
+void remove_stale_temps(const std::filesystem::path& path, std::string_view infix) {
+  const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  const std::string prefix = path.filename().string() + std::string(infix);
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.empty() || pid_text.size() > 9 ||
+        !std::all_of(pid_text.begin(), pid_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    // Only a writer that is gone: a running one (another lockstep writing the same output) keeps its file.
+    if (pid == ::getpid() || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+      std::error_code rm;
+      std::filesystem::remove_all(it->path(), rm);
+    }
+  }
+}
+
+Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> data) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode))
+      return Error::make(Errc::kUsage, "{} is {}; an output must be a file, a FIFO or a character device",
+                         path.string(), file_kind_name(st.st_mode));
+    if (!S_ISREG(st.st_mode)) return write_in_place(path, data);
+  }
+  // A symlink to a regular file: the file it names is replaced, the link stays.
+  std::filesystem::path target = path;
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    auto resolved = std::filesystem::canonical(path, ec);
+    if (!ec) target = resolved;
+  }
+  remove_stale_temps(target);
+  std::filesystem::path tmp = target;
+  tmp.replace_filename(temp_sibling_name(target));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return os_error("cannot create", tmp);
+  if (auto w = write_all(fd, data, tmp); !w.ok()) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return w;
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     auto err = os_error("cannot flush", tmp);
     ::unlink(tmp.c_str());
     return err;
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    auto err = os_error("cannot rename onto", path);
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    auto err = os_error("cannot rename onto", target);
     ::unlink(tmp.c_str());
     return err;
   }

@@ -108,6 +108,8 @@ std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
     put_map(body, c.inputs);
     put_map(body, c.writes);
     body.u32(c.frame_bytes_written);
+    body.u32(c.stack_low);
+    body.u32(c.stack_high);
     body.str32(c.origin.snapshot_sha256);
     body.str32(c.origin.record);
     for (std::uint32_t v : {c.origin.record_index, c.origin.step, c.origin.racer, c.origin.call_index}) body.u32(v);
@@ -145,9 +147,9 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
                        kHeaderSize);
   LOCKSTEP_TRY_STATUS(h.seek(8));
   LOCKSTEP_TRY(std::uint32_t version, h.u32("version"));
-  if (version != kCaseFileVersion)
-    return Error::make(Errc::kBadVersion, "{}: case file version {}, this build reads version {}", what, version,
-                       kCaseFileVersion);
+  if (version < kOldestCaseFileVersion || version > kCaseFileVersion)
+    return Error::make(Errc::kBadVersion, "{}: case file version {}, this build reads versions {} to {}", what, version,
+                       kOldestCaseFileVersion, kCaseFileVersion);
   CaseFile f;
   LOCKSTEP_TRY(f.function, h.u32("function address"));
   LOCKSTEP_TRY(std::uint32_t count, h.u32("case count"));
@@ -165,6 +167,11 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
   if (kHeaderSize + std::uint64_t{packed_size} != bytes.size())
     return Error::make(Errc::kMalformed, "{}: {} bytes after the compressed body", what,
                        bytes.size() - kHeaderSize - packed_size);
+  // zlib cannot expand past about 1032:1: a larger claim is refused before its buffer is allocated
+  // (a 40-byte file must not cost a gigabyte).
+  if (body_size > std::uint64_t{packed_size} * 1032 + 1024)
+    return Error::make(Errc::kMalformed, "{}: {} compressed bytes cannot inflate to the {} announced", what, packed_size,
+                       body_size);
   LOCKSTEP_TRY(auto raw, zlib_decompress(packed, body_size, what));
   if (crc32(raw) != body_crc)
     return Error::make(Errc::kChecksum, "{}: body checksum 0x{:08x} does not match the stored 0x{:08x}", what,
@@ -181,6 +188,11 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
   for (std::uint32_t i = 0; i < count; ++i) {
     Case c;
     LOCKSTEP_TRY(c.id, r.u32("case id"));
+    // Ids ascend (captures number 0, 1, ...; added cases take the next free id): a repeated id
+    // would make "FUNCTION:ID" name two cases.
+    if (i > 0 && c.id <= f.cases.back().id)
+      return Error::make(Errc::kMalformed, "{}: case {} has id {}, not above the previous case's id {}", what, i, c.id,
+                         f.cases.back().id);
     LOCKSTEP_TRY(c.function, r.u32("case function"));
     if (c.function != f.function)
       return Error::make(Errc::kMalformed, "{}: case {} is for function 0x{:08x}, the file for 0x{:08x}", what, i,
@@ -202,6 +214,14 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
     LOCKSTEP_TRY(c.inputs, get_map(r, "input bytes"));
     LOCKSTEP_TRY(c.writes, get_map(r, "written bytes"));
     LOCKSTEP_TRY(c.frame_bytes_written, r.u32("frame bytes"));
+    if (version >= 2) {
+      LOCKSTEP_TRY(c.stack_low, r.u32("stack low"));
+      LOCKSTEP_TRY(c.stack_high, r.u32("stack high"));
+      const bool recorded = c.stack_low != 0 || c.stack_high != 0;
+      if (recorded && !(c.stack_low < c.stack_high && c.in.esp >= c.stack_low && c.in.esp < c.stack_high))
+        return Error::make(Errc::kMalformed, "{}: case {}: stack [0x{:08x}, 0x{:08x}) does not hold its entry esp 0x{:08x}",
+                           what, i, c.stack_low, c.stack_high, c.in.esp);
+    }
     LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot"));
     LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record"));
     for (std::uint32_t* p : {&c.origin.record_index, &c.origin.step, &c.origin.racer, &c.origin.call_index}) {

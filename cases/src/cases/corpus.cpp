@@ -1,12 +1,20 @@
 #include "lockstep/cases/corpus.hpp"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <set>
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
+#include "lockstep/base/numbers.hpp"
 
 namespace lockstep::cases {
 
@@ -53,49 +61,196 @@ Status write_manifest(const std::filesystem::path& dir, const Manifest& m) {
 Result<Manifest> read_manifest(const std::filesystem::path& dir) {
   const auto path = dir / kManifestName;
   LOCKSTEP_TRY(auto bytes, read_file(path, kMaxManifestBytes));
-  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object())
-    return Error::make(Errc::kMalformed, "{}: not valid JSON", path.string());
-  if (j.value("format", "") != "lockstep-corpus")
-    return Error::make(Errc::kBadMagic, "{}: \"format\" is not \"lockstep-corpus\"", path.string());
-  if (!j.contains("version") || !j["version"].is_number_unsigned() || j["version"].get<std::uint32_t>() != kCorpusVersion)
-    return Error::make(Errc::kBadVersion, "{}: corpus version is not {}", path.string(), kCorpusVersion);
-  Manifest m;
-  try {
-    m.profile = j.value("profile", "");
-    m.snapshot_sha256 = j.value("snapshot_sha256", "");
-    m.steplog_sha256 = j.value("steplog_sha256", "");
-    m.command = j.value("command", "");
-    m.driver = j.value("driver", "");
-    const auto& fs = j.at("functions");
-    if (!fs.is_array() || fs.size() > kMaxCorpusFunctions)
-      return Error::make(Errc::kMalformed, "{}: \"functions\" must be an array of at most {} entries", path.string(),
-                         kMaxCorpusFunctions);
-    for (const auto& f : fs) {
-      CorpusEntry e;
-      e.function = static_cast<GuestAddr>(std::stoul(f.at("address").get<std::string>(), nullptr, 16));
-      e.name = f.at("name").get<std::string>();
-      e.file = f.at("file").get<std::string>();
-      e.cases = f.at("cases").get<std::uint32_t>();
-      e.poked = f.value("poked", 0u);
-      if (e.file.find('/') != std::string::npos || e.file.starts_with("."))
-        return Error::make(Errc::kMalformed, "{}: file name \"{}\" must be a plain name inside the corpus",
-                           path.string(), e.file);
-      m.functions.push_back(std::move(e));
+  return decode_manifest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path.string());
+}
+
+Result<Manifest> decode_manifest(std::string_view text, const std::string& what) {
+  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Error::make(Errc::kMalformed, "{}: not valid JSON", what);
+  const auto format = j.find("format");
+  if (format == j.end() || !format->is_string() || format->get<std::string>() != "lockstep-corpus")
+    return Error::make(Errc::kBadMagic, "{}: \"format\" is not \"lockstep-corpus\"", what);
+  const auto version = j.find("version");
+  if (version == j.end() || !version->is_number_unsigned() || version->get<std::uint64_t>() != kCorpusVersion)
+    return Error::make(Errc::kBadVersion, "{}: corpus version is not {}", what, kCorpusVersion);
+
+  // Every field is checked for its type here, so nothing below can throw.
+  auto text_field = [&](const nlohmann::json& o, const char* key, bool required, std::string_view where,
+                        std::string& out) -> Status {
+    const auto it = o.find(key);
+    if (it == o.end()) {
+      if (required) return Error::make(Errc::kMalformed, "{}: {}: missing \"{}\"", what, where, key);
+      return {};
     }
-  } catch (const std::exception& ex) {
-    return Error::make(Errc::kMalformed, "{}: {}", path.string(), ex.what());
+    if (!it->is_string()) return Error::make(Errc::kMalformed, "{}: {}: \"{}\" must be a string", what, where, key);
+    out = it->get<std::string>();
+    return {};
+  };
+  auto count_field = [&](const nlohmann::json& o, const char* key, bool required, std::uint64_t max,
+                         std::string_view where, std::uint64_t& out) -> Status {
+    const auto it = o.find(key);
+    if (it == o.end()) {
+      if (required) return Error::make(Errc::kMalformed, "{}: {}: missing \"{}\"", what, where, key);
+      return {};
+    }
+    if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
+      return Error::make(Errc::kMalformed, "{}: {}: \"{}\" must be a whole number from 0 to {}", what, where, key,
+                         max);
+    out = it->get<std::uint64_t>();
+    return {};
+  };
+
+  Manifest m;
+  LOCKSTEP_TRY_STATUS(text_field(j, "profile", false, "top level", m.profile));
+  LOCKSTEP_TRY_STATUS(text_field(j, "snapshot_sha256", false, "top level", m.snapshot_sha256));
+  LOCKSTEP_TRY_STATUS(text_field(j, "steplog_sha256", false, "top level", m.steplog_sha256));
+  LOCKSTEP_TRY_STATUS(text_field(j, "command", false, "top level", m.command));
+  LOCKSTEP_TRY_STATUS(text_field(j, "driver", false, "top level", m.driver));
+  const auto fs = j.find("functions");
+  if (fs == j.end() || !fs->is_array() || fs->empty() || fs->size() > kMaxCorpusFunctions)
+    return Error::make(Errc::kMalformed, "{}: \"functions\" must be an array of 1 to {} entries (a corpus without "
+                       "functions would pass any gate)", what, kMaxCorpusFunctions);
+  std::uint64_t total = 0;
+  std::set<std::string> files;
+  for (std::size_t i = 0; i < fs->size(); ++i) {
+    const auto& f = (*fs)[i];
+    const std::string where = fmt::format("functions[{}]", i);
+    if (!f.is_object()) return Error::make(Errc::kMalformed, "{}: {} must be an object", what, where);
+    CorpusEntry e;
+    std::string address;
+    LOCKSTEP_TRY_STATUS(text_field(f, "address", true, where, address));
+    auto a = parse_hex_number(address, 0xffffffffu);
+    if (!address.starts_with("0x") || !a.ok())
+      return Error::make(Errc::kMalformed, "{}: {}: address \"{}\" is not a 32-bit 0x-hex address", what, where,
+                         address);
+    e.function = static_cast<GuestAddr>(*a);
+    LOCKSTEP_TRY_STATUS(text_field(f, "name", true, where, e.name));
+    LOCKSTEP_TRY_STATUS(text_field(f, "file", true, where, e.file));
+    std::uint64_t cases = 0, poked = 0;
+    LOCKSTEP_TRY_STATUS(count_field(f, "cases", true, kMaxCasesPerFile, where, cases));
+    LOCKSTEP_TRY_STATUS(count_field(f, "poked", false, cases, where, poked));
+    e.cases = static_cast<std::uint32_t>(cases);
+    e.poked = static_cast<std::uint32_t>(poked);
+    if (e.file.empty() || e.file.find('/') != std::string::npos || e.file.starts_with("."))
+      return Error::make(Errc::kMalformed, "{}: {}: file name \"{}\" must be a plain name inside the corpus", what,
+                         where, e.file);
+    if (!m.functions.empty() && e.function <= m.functions.back().function)
+      return Error::make(Errc::kMalformed, "{}: {}: 0x{:08x} {} (the list ascends by address, each function once)",
+                         what, where, e.function,
+                         e.function == m.functions.back().function ? "is listed twice" : "is out of order");
+    if (!files.insert(e.file).second)
+      return Error::make(Errc::kMalformed, "{}: {}: file \"{}\" is named twice", what, where, e.file);
+    total += e.cases;
+    m.functions.push_back(std::move(e));
   }
+  std::uint64_t stated_total = 0;
+  LOCKSTEP_TRY_STATUS(count_field(j, "total_cases", true, UINT64_MAX, "top level", stated_total));
+  if (stated_total != total)
+    return Error::make(Errc::kMalformed, "{}: \"total_cases\" is {}, the functions' cases add up to {}", what,
+                       stated_total, total);
+  if (total == 0) return Error::make(Errc::kMalformed, "{}: the corpus holds no cases", what);
   return m;
 }
 
-Status write_corpus(const std::filesystem::path& dir, Manifest m, const std::vector<CaseFile>& files, unsigned jobs) {
+namespace {
+
+Error os_error(std::string_view what, const std::filesystem::path& p) {
+  return Error::make(errno == EACCES || errno == EPERM ? Errc::kPermission : Errc::kIo, "{} {}: {}", what, p.string(),
+                     std::strerror(errno));
+}
+
+Status fsync_dir(const std::filesystem::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return os_error("cannot open folder", dir);
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return os_error("cannot flush folder", dir);
+  return {};
+}
+
+bool is_corpus_file(const std::string& name) {
+  return name == kManifestName || name.ends_with(".lkcases") || name.find(".tmp.") != std::string::npos;
+}
+
+/// Files of the old folder that are not part of a corpus (a note kept beside the cases): carried into
+/// the new folder so replacing the corpus never loses them.
+Status carry_other_files(const std::filesystem::path& from, const std::filesystem::path& to) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Error::make(Errc::kIo, "cannot create corpus folder {}: {}", dir.string(), ec.message());
+  for (std::filesystem::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (is_corpus_file(name) || !it->is_regular_file()) continue;
+    std::error_code cp;
+    std::filesystem::copy_file(it->path(), to / name, cp);
+    if (cp) return Error::make(Errc::kIo, "cannot keep {} in the new corpus: {}", it->path().string(), cp.message());
+  }
+  if (ec) return Error::make(Errc::kIo, "cannot list corpus folder {}: {}", from.string(), ec.message());
+  return {};
+}
+
+/// Puts the finished folder `next` where `dir` is. RENAME_EXCHANGE swaps the two names in one step,
+/// so at every instant `dir` is the old corpus or the new one; the old one ends up at `next` and is
+/// removed. A file system without it gets two renames (a kill between them leaves the old corpus
+/// at DIR.old.<pid>, which the next write removes).
+Status swap_into_place(const std::filesystem::path& next, const std::filesystem::path& dir, bool dir_exists) {
+  if (!dir_exists) {
+    if (::rename(next.c_str(), dir.c_str()) != 0) return os_error("cannot move the new corpus into", dir);
+    return {};
+  }
+  if (::renameat2(AT_FDCWD, next.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
+    if (errno != EINVAL && errno != ENOSYS) return os_error("cannot swap the new corpus into", dir);
+    std::filesystem::path old = dir;
+    old.replace_filename(dir.filename().string() + ".old." + std::to_string(::getpid()));
+    if (::rename(dir.c_str(), old.c_str()) != 0) return os_error("cannot move the old corpus aside from", dir);
+    if (::rename(next.c_str(), dir.c_str()) != 0) {
+      auto err = os_error("cannot move the new corpus into", dir);
+      ::rename(old.c_str(), dir.c_str());
+      return err;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(old, ec);
+    return {};
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(next, ec);  // now the old corpus
+  return {};
+}
+
+}  // namespace
+
+Status write_corpus(const std::filesystem::path& dir_in, Manifest m, const std::vector<CaseFile>& files,
+                    unsigned jobs) {
+  std::filesystem::path dir = dir_in.lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "out/" → "out"
+  if (dir.empty() || dir.filename() == "." || dir.filename() == "..")
+    return Error::make(Errc::kUsage, "{}: give the corpus folder by name (e.g. cases/mine)", dir_in.string());
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  const bool exists = std::filesystem::exists(status);
+  if (exists && !std::filesystem::is_directory(status))
+    return Error::make(Errc::kUsage, "{} is not a folder; a corpus is written as a folder", dir.string());
+  if (!dir.parent_path().empty()) {
+    std::filesystem::create_directories(dir.parent_path(), ec);
+    if (ec) return Error::make(Errc::kIo, "cannot create folder {}: {}", dir.parent_path().string(), ec.message());
+  }
+  // What killed writers left beside it: unfinished new folders, old ones not yet removed.
+  remove_stale_temps(dir, ".new.");
+  remove_stale_temps(dir, ".old.");
+
+  // The whole corpus is written into DIR.new.<pid> and put in place in one step at the end.
+  std::filesystem::path next = dir;
+  next.replace_filename(dir.filename().string() + ".new." + std::to_string(::getpid()));
+  std::filesystem::remove_all(next, ec);
+  if (!std::filesystem::create_directory(next, ec) || ec)
+    return Error::make(Errc::kIo, "cannot create folder {}: {}", next.string(), ec ? ec.message() : "it exists");
+  auto fail = [&next](Error e) {
+    std::error_code rm;
+    std::filesystem::remove_all(next, rm);
+    return e;
+  };
   // Encoding (compression, mostly) is the costly part: spread over the threads, written in order.
   std::vector<std::vector<std::uint8_t>> encoded(files.size());
   parallel_for(jobs, files.size(), [&](unsigned, std::size_t i) { encoded[i] = encode_case_file(files[i]); });
+
   m.functions.clear();
   for (std::size_t i = 0; i < files.size(); ++i) {
     const CaseFile& f = files[i];
@@ -106,15 +261,27 @@ Status write_corpus(const std::filesystem::path& dir, Manifest m, const std::vec
     e.cases = static_cast<std::uint32_t>(f.cases.size());
     e.poked = static_cast<std::uint32_t>(std::count_if(f.cases.begin(), f.cases.end(),
                                                        [](const Case& c) { return c.poked(); }));
-    LOCKSTEP_TRY_STATUS(write_file_atomic(dir / e.file, encoded[i]));
+    if (auto s = write_file_atomic(next / e.file, encoded[i]); !s.ok()) return fail(std::move(s).error());
     m.functions.push_back(std::move(e));
   }
   std::sort(m.functions.begin(), m.functions.end(),
             [](const CorpusEntry& a, const CorpusEntry& b) { return a.function < b.function; });
-  return write_manifest(dir, m);
+  if (auto s = write_manifest(next, m); !s.ok()) return fail(std::move(s).error());
+  if (exists)
+    if (auto s = carry_other_files(dir, next); !s.ok()) return fail(std::move(s).error());
+  if (auto s = fsync_dir(next); !s.ok()) return fail(std::move(s).error());
+  if (auto s = swap_into_place(next, dir, exists); !s.ok()) return fail(std::move(s).error());
+  return fsync_dir(dir.parent_path().empty() ? std::filesystem::path(".") : dir.parent_path());
 }
 
 Result<Corpus> read_corpus(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(dir, ec);
+  if (!std::filesystem::exists(st))
+    return Error::make(Errc::kNotFound, "{}: no such corpus folder", dir.string());
+  if (!std::filesystem::is_directory(st))
+    return Error::make(Errc::kUsage, "{} is not a folder; a corpus is a folder holding manifest.json and case files",
+                       dir.string());
   Corpus c;
   LOCKSTEP_TRY(c.manifest, read_manifest(dir));
   for (const auto& e : c.manifest.functions) {

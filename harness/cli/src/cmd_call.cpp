@@ -6,6 +6,8 @@
 
 #include "lockstep/cli/cli.hpp"
 #include "lockstep/cli/image_option.hpp"
+#include "lockstep/cli/numeric_option.hpp"
+#include "lockstep/base/numbers.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/machine.hpp"
@@ -26,7 +28,7 @@ struct CallOptions {
   std::string returns;
   bool json = false;
   std::size_t thread = 0;
-  std::uint64_t budget = MachineConfig{}.block_budget;
+  MachineConfig limits;  ///< --budget, --timeout
 };
 
 nlohmann::json runs_json(const std::vector<ByteRun>& runs, const Labeler& labels) {
@@ -60,7 +62,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
     spec.returns = fn->returns;
   } else {
     // An address the profile does not list: Watcom's convention unless told otherwise.
-    auto a = parse_u32(o.fn);
+    auto a = parse_address(o.fn);
     if (!a.ok()) return std::move(f).error();
     spec.function = *a;
     spec.convention.kind = Convention::kWatcom;
@@ -84,7 +86,8 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
 
   MachineConfig cfg = config_from_profile(profile);
   cfg.thread = o.thread;
-  cfg.block_budget = o.budget;
+  cfg.block_budget = o.limits.block_budget;
+  cfg.timeout_ms = o.limits.timeout_ms;
   LOCKSTEP_TRY(auto machine, Machine::create(snap, cfg));
   for (const std::string& p : o.pokes) {
     LOCKSTEP_TRY(Poke poke, parse_poke(p, labels));
@@ -136,8 +139,8 @@ std::function<int(Io&)> setup_call(CLI::App& app) {
   app.add_option("--poke", o->pokes, "ADDR=HEX: bytes written before the call (ADDR as for --arg)");
   app.add_option("--convention", o->convention, "Override: watcom, cdecl, stdcall, fastcall, thiscall");
   app.add_option("--returns", o->returns, "Override: none, eax, edx:eax, st0");
-  app.add_option("--thread", o->thread, "Snapshot thread whose registers and stack the call uses (default 0)");
-  app.add_option("--budget", o->budget, "Translated blocks the call may run before it is stopped (0 = no limit)");
+  add_unsigned_option(app, "--thread", o->thread, "Snapshot thread whose registers and stack the call uses (default 0)");
+  add_run_limits(app, o->limits, "the call");
   app.add_flag("--json", o->json, "Print JSON");
   auto image = add_image_option(app);
   return [o, image](Io& io) {

@@ -13,6 +13,7 @@
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
 #include "lockstep/cli/image_option.hpp"
+#include "lockstep/cli/numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -27,6 +28,7 @@ struct CaptureArgs {
   std::string driver;
   std::string jobs = "1";
   bool quiet = false;
+  harness::MachineConfig limits;  ///< --budget, --timeout
 };
 
 int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
@@ -45,6 +47,8 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   opt.sampling = {a.every, a.max};
   opt.driver = a.driver;
   opt.jobs = *jobs;
+  opt.machine.block_budget = a.limits.block_budget;
+  opt.machine.timeout_ms = a.limits.timeout_ms;
   opt.snapshot_sha256 = snapshot->content_sha256();  // by content: the same state, the same corpus
   for (const auto& f : a.functions) {
     auto spec = profile->find_function(f);
@@ -93,9 +97,9 @@ std::function<int(Io&)> setup_capture(CLI::App& app) {
   app.add_option("steplog", a->steplog, "State log (STEP/CTRL/PHYS records)")->required();
   app.add_option("--profile", a->profile, "Profile of the original (harness/profiles/pod.toml)")->required();
   app.add_option("--fn", a->functions, "Function to capture, by name or address; repeatable")->required();
-  app.add_option("--every", a->every, "Take every Nth driver run (state-log record); default 1")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max", a->max, "At most M cases of each function per driver run; default 0 = all");
+  add_unsigned_option(app, "--every", a->every, "Take every Nth driver run (state-log record); default 1", 1);
+  add_unsigned_option(app, "--max", a->max, "At most M cases of each function per driver run; default 0 = all");
+  add_run_limits(app, a->limits, "one driver run");
   app.add_option("--poke", a->pokes, "ADDR=HEX bytes laid over every state before its run; repeatable");
   app.add_option("--driver", a->driver, "The profile's [[driver]] to run (default: the one on CTRL records)");
   app.add_option("-o,--out", a->out, "Corpus folder to write")->required();

@@ -1,6 +1,6 @@
 // lockstep check-steps SNAPSHOT STEPLOG --profile P: the profile's driver (the car step on each CTRL
 // record laid over the snapshot, controller and catch-up stubbed) compared with every block of the
-// PHYS record. Exit 0 when every step matches, 1 on any mismatch.
+// PHYS record. Exit 0 when every step matches, 3 when a step faulted, else 1 on any mismatch.
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cli/cli.hpp"
 #include "lockstep/cli/image_option.hpp"
+#include "lockstep/cli/numeric_option.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
 
@@ -26,7 +27,7 @@ struct CheckStepsOptions {
   std::uint64_t max_steps = 0;
   std::size_t max_reports = 10;
   std::size_t thread = 0;
-  std::uint64_t budget = harness::MachineConfig{}.block_budget;
+  harness::MachineConfig limits;  ///< --budget, --timeout
 };
 
 Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOption& image) {
@@ -38,7 +39,8 @@ Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOptio
   opt.max_steps = o.max_steps;
   opt.max_reports = o.max_reports;
   opt.machine.thread = o.thread;
-  opt.machine.block_budget = o.budget;
+  opt.machine.block_budget = o.limits.block_budget;
+  opt.machine.timeout_ms = o.limits.timeout_ms;
   const bool tty = &io.err == &std::cerr && ::isatty(2);
   if (tty)
     opt.progress = [&io](std::uint64_t done, std::uint64_t total) {
@@ -47,6 +49,8 @@ Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOptio
     };
   LOCKSTEP_TRY(capture::StepCheckReport report, capture::check_steps(snap, log, profile, opt));
   io.out << capture::format_step_report(report);
+  // The exit-code rule (README): a guest fault outranks a mismatch.
+  if (report.faulted) return kExitGuestFault;
   return report.all_matched() ? kExitOk : kExitMismatch;
 }
 
@@ -56,10 +60,10 @@ std::function<int(Io&)> setup_check_steps(CLI::App& app) {
   app.add_option("steplog", o->steplog, "State log (STEP/CTRL/PHYS records)")->required();
   app.add_option("--profile", o->profile, "Profile (TOML) with the [[driver]], stubs and labels")->required();
   app.add_option("--driver", o->driver, "The [[driver]] to run (default: the first on CTRL records)");
-  app.add_option("--max-steps", o->max_steps, "Check at most this many steps (default: all)");
-  app.add_option("--reports", o->max_reports, "Mismatching steps shown in detail (default 10)");
-  app.add_option("--thread", o->thread, "Snapshot thread whose registers and stack the steps use");
-  app.add_option("--budget", o->budget, "Translated blocks one step may run (0 = no limit)");
+  add_unsigned_option(app, "--max-steps", o->max_steps, "Check at most this many steps (default: all)");
+  add_unsigned_option(app, "--reports", o->max_reports, "Mismatching steps shown in detail (default 10)");
+  add_unsigned_option(app, "--thread", o->thread, "Snapshot thread whose registers and stack the steps use");
+  add_run_limits(app, o->limits, "one step");
   auto image = add_image_option(app);
   return [o, image](Io& io) {
     auto r = run_check_steps(io, *o, *image);

@@ -20,6 +20,7 @@
 #include "lockstep/cases/compare.hpp"
 #include "lockstep/cli/cli.hpp"
 #include "lockstep/cli/corpus_args.hpp"
+#include "lockstep/cli/numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -381,10 +382,8 @@ std::function<int(Io&)> setup_probe(CLI::App& app) {
   app.add_option("--edge", a->edge,
                  "ADDR:taken or ADDR:fallthrough (a conditional branch of --fn), or 'untaken': every untaken edge "
                  "of --fn (or of every function of the corpus)");
-  app.add_option("--budget", a->budget, "Runs of the original the search may spend (default 5000)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--start-cases", a->start_cases, "Cases reaching the branch to start from (default 8)")
-      ->check(CLI::PositiveNumber);
+  add_unsigned_option(app, "--budget", a->budget, "Runs of the original the search may spend (default 5000)", 1);
+  add_unsigned_option(app, "--start-cases", a->start_cases, "Cases reaching the branch to start from (default 8)", 1);
   app.add_option("--into", a->into, "Write found states into this corpus (made if missing) instead of CORPUS");
   app.add_option("-j,--jobs", a->jobs,
                  "--search --edge untaken: threads over the functions, each with its own machine (default 1); the "

@@ -11,6 +11,7 @@
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
 #include "lockstep/cli/corpus_args.hpp"
+#include "lockstep/cli/numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -64,6 +65,13 @@ int run_replay(const ReplayArgs& a, Io& io) {
     if (!p.ok()) return report(io, p.error());
     labeler.emplace(*p);
   }
+  // The baseline is read before the replay: a bad one is refused before anything runs.
+  std::optional<std::string> baseline;
+  if (!a.baseline.empty()) {
+    auto text = read_file(a.baseline, 64u << 20);
+    if (!text.ok()) return report(io, text.error());
+    baseline.emplace(text->begin(), text->end());
+  }
   auto result = harness::replay(*corpus, pod::bindings::all(), opt);
   if (!result.ok()) return report(io, result.error());
 
@@ -77,10 +85,8 @@ int run_replay(const ReplayArgs& a, Io& io) {
     fmt::print(io.out, "({} more mismatching cases not shown; --max-reports N shows more)\n\n", shown - a.max_reports);
   io.out << harness::format_table(*result);
 
-  if (!a.baseline.empty()) {
-    auto text = read_file(a.baseline, 64u << 20);
-    if (!text.ok()) return report(io, text.error());
-    auto delta = harness::compare_baseline(*result, std::string(text->begin(), text->end()));
+  if (baseline) {
+    auto delta = harness::compare_baseline(*result, *baseline);
     if (!delta.ok()) return report(io, delta.error().wrap("baseline {}", a.baseline));
     fmt::print(io.out, "against the baseline {}:\n{}", a.baseline, harness::format_baseline(*delta));
   }
@@ -99,7 +105,7 @@ std::function<int(Io&)> setup_replay(CLI::App& app) {
   app.add_option("--baseline", a->baseline, "An earlier --json report: list what got better or worse");
   app.add_flag("--allow-outside-reads", a->allow_outside,
                "Do not fail a case when the port reads bytes the original never read (still reported)");
-  app.add_option("--max-reports", a->max_reports, "Mismatch reports to print (default 10)");
+  add_unsigned_option(app, "--max-reports", a->max_reports, "Mismatch reports to print (default 10)");
   app.add_option("-j,--jobs", a->jobs, "Threads replaying cases (default 1); the reports are the same for any N");
   app.add_option("--shard", a->shard,
                  "K/N: only shard K of N (the corpus's functions dealt out in address order); "

@@ -10,6 +10,7 @@
 
 #include "lockstep/cli/cli.hpp"
 #include "lockstep/cli/image_option.hpp"
+#include "lockstep/cli/numeric_option.hpp"
 #include "lockstep/harness/live.hpp"
 #include "lockstep/harness/load.hpp"
 
@@ -17,7 +18,7 @@ namespace lockstep::cli {
 namespace {
 
 struct SnapshotArgs {
-  int pid = 0;                 ///< --pid: a running process
+  std::uint32_t pid = 0;       ///< --pid: a running process
   std::string output;          ///< -o
   bool allow_64bit = false;    ///< --allow-64bit (LiveSnapshotOptions::allow_64bit)
   bool no_ldt = false;         ///< --no-ldt (LiveSnapshotOptions::read_ldt off)
@@ -35,13 +36,15 @@ Result<harness::Snapshot> acquire(const SnapshotArgs& a) {
   harness::LiveSnapshotOptions live;
   live.allow_64bit = a.allow_64bit;
   live.read_ldt = !a.no_ldt;
-  return harness::snapshot_live(a.pid, live);
+  return harness::snapshot_live(static_cast<int>(a.pid), live);
 }
 
 std::function<int(Io&)> setup_snapshot(CLI::App& app) {
   auto a = std::make_shared<SnapshotArgs>();
-  a->pid_opt = app.add_option("--pid", a->pid, "Snapshot this running process (every thread is stopped while "
-                                               "it is read, then resumed)");
+  a->pid_opt = add_unsigned_option(app, "--pid", a->pid,
+                                   "Snapshot this running process (every thread is stopped while it is read, then "
+                                   "resumed)",
+                                   1, std::numeric_limits<int>::max());
   a->from_opt = app.add_option("--from", a->from, "Convert this file: a Windows minidump, an ELF core of a 32-bit "
                                                  "process, a PE32 image alone, or a lockstep snapshot (detected "
                                                  "from its first bytes)");

@@ -1,5 +1,6 @@
 #include "lockstep/cli/corpus_args.hpp"
 
+#include "lockstep/base/numbers.hpp"
 #include "lockstep/harness/profile.hpp"
 
 namespace lockstep::cli {
@@ -9,11 +10,11 @@ Result<std::pair<std::uint32_t, std::uint32_t>> parse_case_id(const std::string&
   if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
     return Error::make(Errc::kUsage, "--case takes FUNCTION:ID (e.g. 0x0041af80:12), not \"{}\"", s);
   std::string fn = s.substr(0, colon), id = s.substr(colon + 1);
-  auto idv = harness::parse_u32(id);
+  auto idv = parse_address(id);
   if (!idv.ok()) return Error::make(Errc::kUsage, "--case: \"{}\" is not a case id", id);
   for (const auto& f : corpus.files)
     if (f.name == fn) return std::pair{f.function, *idv};
-  auto fv = harness::parse_u32(fn);
+  auto fv = parse_address(fn);
   if (!fv.ok()) return Error::make(Errc::kNotFound, "--case: no function \"{}\" in the corpus", fn);
   return std::pair{*fv, *idv};
 }
@@ -28,7 +29,7 @@ Result<std::vector<std::uint32_t>> resolve_functions(const std::vector<std::stri
         found = true;
       }
     if (found) continue;
-    auto v = harness::parse_u32(n);
+    auto v = parse_address(n);
     if (!v.ok()) return Error::make(Errc::kNotFound, "--fn: no function \"{}\" in the corpus", n);
     out.push_back(*v);
   }

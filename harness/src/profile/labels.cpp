@@ -1,6 +1,8 @@
 // Names for guest bytes (see labels.hpp).
 #include "lockstep/harness/labels.hpp"
 
+#include "lockstep/base/numbers.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -143,16 +145,17 @@ Result<GuestAddr> Labeler::resolve(std::string_view text) const {
   std::uint32_t offset = 0;
   if (auto plus = text.find('+'); plus != std::string_view::npos) {
     base = text.substr(0, plus);
-    auto off = parse_u32(text.substr(plus + 1));
+    auto off = parse_address(text.substr(plus + 1));
     if (!off.ok()) return Error::make(Errc::kUsage, "'{}': the offset after '+' is not a number", text);
     offset = *off;
   }
-  if (auto n = parse_u32(base); n.ok()) return *n + offset;
+  // Every sum is checked: an address past 4 GiB would wrap to a low one and name other bytes.
+  if (auto n = parse_address(base); n.ok()) return add_guest_offset(*n, offset, text);
   std::string_view name = base;
   std::uint32_t index = 0;
   if (auto br = base.find('['); br != std::string_view::npos) {
     if (base.back() != ']') return Error::make(Errc::kUsage, "'{}': expected name[index]", text);
-    auto idx = parse_u32(base.substr(br + 1, base.size() - br - 2));
+    auto idx = parse_address(base.substr(br + 1, base.size() - br - 2));
     if (!idx.ok()) return Error::make(Errc::kUsage, "'{}': the index is not a number", text);
     index = *idx;
     name = base.substr(0, br);
@@ -161,10 +164,10 @@ Result<GuestAddr> Labeler::resolve(std::string_view text) const {
     if (in.name != name) continue;
     if (index >= in.count)
       return Error::make(Errc::kUsage, "'{}': {} has {} instance(s), index {} is past them", text, in.name, in.count, index);
-    return in.base + index * in.stride + offset;
+    return add_guest_offset(std::uint64_t{in.base} + std::uint64_t{index} * in.stride, offset, text);
   }
   for (const LabelSpec& l : labels_)
-    if (l.name == name && base.find('[') == std::string_view::npos) return l.address + offset;
+    if (l.name == name && base.find('[') == std::string_view::npos) return add_guest_offset(l.address, offset, text);
   return Error::make(Errc::kUsage, "'{}' is neither a number nor an instance or label of the profile", text);
 }
 
@@ -237,6 +240,9 @@ Result<Poke> parse_poke(std::string_view text, const Labeler& labels) {
   Poke p;
   LOCKSTEP_TRY(p.address, labels.resolve(text.substr(0, eq)));
   LOCKSTEP_TRY(p.bytes, parse_hex(text.substr(eq + 1)));
+  if (std::uint64_t{p.address} + p.bytes.size() > 0x100000000ULL)
+    return Error::make(Errc::kUsage, "poke '{}': {} bytes at 0x{:08x} pass the end of the 32-bit address space", text,
+                       p.bytes.size(), p.address);
   return p;
 }
 

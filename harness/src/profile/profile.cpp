@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <charconv>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include "lockstep/base/io.hpp"
+#include "lockstep/base/numbers.hpp"
 
 namespace lockstep::harness {
 
@@ -169,7 +171,7 @@ const FunctionSpec* Profile::function_at(GuestAddr a) const noexcept {
 }
 Result<const FunctionSpec*> Profile::find_function(std::string_view s) const {
   if (const FunctionSpec* f = function_by_name(s)) return f;
-  if (auto a = parse_u32(s); a.ok()) {
+  if (auto a = parse_address(s); a.ok()) {
     if (const FunctionSpec* f = function_at(*a)) return f;
     return Error::make(Errc::kNotFound, "{} lists no function at 0x{:08x}", source, *a);
   }
@@ -211,6 +213,13 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
   }
   Profile p;
   p.source = source;
+  // Name and address indexes for the duplicate checks and lookups while reading: one hash lookup per
+  // entry, so a profile of 100k functions loads in linear time (a scan per entry was quadratic).
+  std::unordered_map<std::string, int> function_names, stub_names, label_names, driver_names, instance_names;
+  std::unordered_map<GuestAddr, std::pair<std::string, int>> function_addresses, stub_addresses;
+  std::unordered_map<std::string, std::size_t> struct_index;
+  std::unordered_map<std::string, GuestAddr> function_address_by_name;
+  auto blank = [](const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; };
 
   for (const auto& [k, v] : root) {
     static const std::set<std::string_view> kTop = {"profile", "function", "stub", "struct", "instance", "label", "driver"};
@@ -256,7 +265,9 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
       const auto colon = a.find(':');
       ArgSpec s;
       s.name = a.substr(0, colon);
-      const std::string kind = colon == std::string::npos ? "u32" : a.substr(colon + 1);
+      if (colon == std::string::npos || colon == 0)
+        return r.error("args", fmt::format("argument '{}' must be \"name:kind\" (kind u32, i32, ptr or f64)", a));
+      const std::string kind = a.substr(colon + 1);
       if (kind == "u32") s.type = ArgType::kU32;
       else if (kind == "i32") s.type = ArgType::kI32;
       else if (kind == "ptr") s.type = ArgType::kPtr;
@@ -270,11 +281,13 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     f.returns = *rk;
     LOCKSTEP_TRY(f.compare_flags, r.boolean("compare_flags", false));
     LOCKSTEP_TRY(f.doc, r.str("doc", false));
-    for (const FunctionSpec& o : p.functions) {
-      if (o.name == f.name) return r.error("name", fmt::format("function name '{}' is already used at line {}", f.name, o.line));
-      if (o.address == f.address)
-        return r.error("address", fmt::format("0x{:08x} is already function '{}' (line {})", f.address, o.name, o.line));
-    }
+    if (auto [it, fresh] = function_names.try_emplace(f.name, f.line); !fresh)
+      return r.error("name", fmt::format("function name '{}' is already used at line {}", f.name, it->second));
+    if (auto [it, fresh] = function_addresses.try_emplace(f.address, f.name, f.line); !fresh)
+      return r.error("address", fmt::format("0x{:08x} is already function '{}' (line {})", f.address, it->second.first,
+                                            it->second.second));
+    function_address_by_name.emplace(f.name, f.address);
+    if (!f.original.empty()) function_address_by_name.emplace(f.original, f.address);
     p.functions.push_back(std::move(f));
     return {};
   };
@@ -294,7 +307,7 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     LOCKSTEP_TRY(std::string handler, r.str("handler", false));
     LOCKSTEP_TRY(s.block_size, r.u32("block_size", false));
     LOCKSTEP_TRY(s.why, r.str("why", true));
-    if (s.why.empty()) return r.error("why", "'why' must say why the stub is sound");
+    if (blank(s.why)) return r.error("why", "'why' must say why the stub is sound");
     if (s.pop > 0xfffc || s.pop % 2) return r.error("pop", fmt::format("pop = {} is not a ret N operand", s.pop));
     if (action == "ret") {
       s.action = StubSpec::Action::kRet;
@@ -313,8 +326,12 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
       return r.error("action", fmt::format("unknown action '{}' (ret, ret_n, value, handler)", action));
     }
     if (action != "handler" && !handler.empty()) return r.error("handler", "'handler' needs action = \"handler\"");
-    for (const StubSpec& o : p.stubs)
-      if (o.name == s.name) return r.error("name", fmt::format("stub name '{}' is already used at line {}", s.name, o.line));
+    if (auto [it, fresh] = stub_names.try_emplace(s.name, s.line); !fresh)
+      return r.error("name", fmt::format("stub name '{}' is already used at line {}", s.name, it->second));
+    if (has_addr)
+      if (auto [it, fresh] = stub_addresses.try_emplace(*s.address, s.name, s.line); !fresh)
+        return r.error("address", fmt::format("0x{:08x} is already stub '{}' (line {})", *s.address, it->second.first,
+                                              it->second.second));
     p.stubs.push_back(std::move(s));
     return {};
   };
@@ -325,6 +342,7 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     s.line = r.line();
     LOCKSTEP_TRY(s.name, r.str("name", true));
     LOCKSTEP_TRY(s.size, r.u32("size", true));
+    if (s.size == 0) return r.error("size", fmt::format("struct '{}' has size 0", s.name));
     const toml::node* fields = r.node("fields");
     if (fields) {
       const toml::array* a = fields->as_array();
@@ -338,22 +356,33 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
         s.fields.push_back(std::move(f));
       }
     }
-    for (const StructSpec& o : p.structs)
-      if (o.name == s.name) return r.error("name", fmt::format("struct '{}' is already defined at line {}", s.name, o.line));
+    if (auto [it, fresh] = struct_index.try_emplace(s.name, p.structs.size()); !fresh)
+      return r.error("name", fmt::format("struct '{}' is already defined at line {}", s.name, p.structs[it->second].line));
     p.structs.push_back(std::move(s));
     return {};
   };
   LOCKSTEP_TRY_STATUS(each_table(root, "struct", source, on_struct));
   // Nested struct sizes and bounds, now that every struct is known.
-  for (StructSpec& s : p.structs) {
+  std::vector<std::vector<std::size_t>> contains(p.structs.size());
+  for (std::size_t si = 0; si < p.structs.size(); ++si) {
+    StructSpec& s = p.structs[si];
+    std::unordered_map<std::string, std::uint32_t> field_names;
     for (FieldSpec& f : s.fields) {
+      if (auto [it, fresh] = field_names.try_emplace(f.name, f.offset); !fresh)
+        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field name '{}' is used twice (offsets 0x{:x}, 0x{:x})",
+                           source, s.line, s.name, f.name, it->second, f.offset);
       if (!f.struct_name.empty()) {
-        const StructSpec* inner = p.struct_by_name(f.struct_name);
-        if (!inner)
+        auto in = struct_index.find(f.struct_name);
+        if (in == struct_index.end())
           return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' names unknown struct '{}'", source,
                              s.line, s.name, f.name, f.struct_name);
+        const StructSpec* inner = &p.structs[in->second];
         if (inner == &s)
           return Error::make(Errc::kMalformed, "{}:{}: struct '{}' contains itself", source, s.line, s.name);
+        contains[si].push_back(in->second);
+        if (std::uint64_t{inner->size} * f.count > 0xffffffffu)
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' ({} x {}) is larger than 4 GiB", source,
+                             s.line, s.name, f.name, f.count, f.struct_name);
         f.size = inner->size * f.count;
       } else if (f.size % f.count) {
         return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' size {} is not a multiple of count {}",
@@ -364,6 +393,48 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
                            source, s.line, s.name, f.name, f.offset, f.size, s.size);
     }
     std::sort(s.fields.begin(), s.fields.end(), [](const FieldSpec& a, const FieldSpec& b) { return a.offset < b.offset; });
+    // Fields do not overlap: a byte has one name.
+    for (std::size_t i = 1; i < s.fields.size(); ++i) {
+      const FieldSpec& a = s.fields[i - 1];
+      const FieldSpec& b = s.fields[i];
+      if (std::uint64_t{a.offset} + a.size > b.offset)
+        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': fields '{}' (0x{:x}+0x{:x}) and '{}' (0x{:x}) overlap",
+                           source, s.line, s.name, a.name, a.offset, a.size, b.name, b.offset);
+    }
+  }
+  // Nested records form no cycle (A holds B holds A): a depth-first walk over "holds".
+  {
+    enum Mark : std::uint8_t { kNew, kOnPath, kDone };
+    std::vector<Mark> mark(p.structs.size(), kNew);
+    std::vector<std::pair<std::size_t, std::size_t>> stack;  // (struct, next edge)
+    for (std::size_t root_struct = 0; root_struct < p.structs.size(); ++root_struct) {
+      if (mark[root_struct] != kNew) continue;
+      stack.push_back({root_struct, 0});
+      mark[root_struct] = kOnPath;
+      while (!stack.empty()) {
+        auto& [at, edge] = stack.back();
+        if (edge == contains[at].size()) {
+          mark[at] = kDone;
+          stack.pop_back();
+          continue;
+        }
+        const std::size_t next = contains[at][edge++];
+        if (mark[next] == kOnPath) {
+          std::string path;
+          bool on = false;
+          for (const auto& [sidx, e] : stack) {
+            if (sidx == next) on = true;
+            if (on) path += p.structs[sidx].name + " -> ";
+          }
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': nested records form a cycle: {}{}", source,
+                             p.structs[next].line, p.structs[next].name, path, p.structs[next].name);
+        }
+        if (mark[next] == kNew) {
+          mark[next] = kOnPath;
+          stack.push_back({next, 0});
+        }
+      }
+    }
   }
 
   auto on_instance = [&](TableReader& r) -> Status {
@@ -373,12 +444,13 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     LOCKSTEP_TRY(s.struct_name, r.str("struct", true));
     LOCKSTEP_TRY(s.base, r.u32("base", true));
     LOCKSTEP_TRY(s.count, r.u32("count", false, 1));
-    const StructSpec* st = p.struct_by_name(s.struct_name);
-    if (!st) return r.error("struct", fmt::format("unknown struct '{}'", s.struct_name));
+    auto si = struct_index.find(s.struct_name);
+    if (si == struct_index.end()) return r.error("struct", fmt::format("unknown struct '{}'", s.struct_name));
+    const StructSpec* st = &p.structs[si->second];
     if (s.count == 0 || std::uint64_t{s.base} + std::uint64_t{st->size} * s.count > (std::uint64_t{1} << 32))
       return r.error("count", "the instances must lie below 4 GiB and count must be at least 1");
-    for (const InstanceSpec& o : p.instances)
-      if (o.name == s.name) return r.error("name", fmt::format("instance '{}' is already defined at line {}", s.name, o.line));
+    if (auto [it, fresh] = instance_names.try_emplace(s.name, s.line); !fresh)
+      return r.error("name", fmt::format("instance '{}' is already defined at line {}", s.name, it->second));
     p.instances.push_back(std::move(s));
     return {};
   };
@@ -391,6 +463,10 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     LOCKSTEP_TRY(s.address, r.u32("address", true));
     LOCKSTEP_TRY(s.size, r.u32("size", false, 1));
     if (s.size == 0) return r.error("size", "size must be at least 1");
+    if (std::uint64_t{s.address} + s.size > (std::uint64_t{1} << 32))
+      return r.error("size", fmt::format("label '{}' (0x{:08x}, {} bytes) runs past 4 GiB", s.name, s.address, s.size));
+    if (auto [it, fresh] = label_names.try_emplace(s.name, s.line); !fresh)
+      return r.error("name", fmt::format("label '{}' is already defined at line {}", s.name, it->second));
     p.labels.push_back(std::move(s));
     return {};
   };
@@ -405,9 +481,10 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     if (fn->is_integer()) {
       LOCKSTEP_TRY(d.function, r.u32("function", true));
     } else if (fn->is_string()) {
-      const FunctionSpec* f = p.function_by_name(*fn->value<std::string_view>());
-      if (!f) return r.error("function", fmt::format("no [[function]] named '{}'", *fn->value<std::string_view>()));
-      d.function = f->address;
+      auto f = function_address_by_name.find(std::string(*fn->value<std::string_view>()));
+      if (f == function_address_by_name.end())
+        return r.error("function", fmt::format("no [[function]] named '{}'", *fn->value<std::string_view>()));
+      d.function = f->second;
     } else {
       return r.error("function", "'function' must be an address or a [[function]] name");
     }
@@ -424,7 +501,7 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
           da.value = static_cast<std::uint32_t>(v);
         } else if (e.is_string()) {
           da.instance = std::string(*e.value<std::string_view>());
-          if (!p.instance_by_name(da.instance))
+          if (!instance_names.count(da.instance))
             return r.error("args", fmt::format("argument '{}' is no [[instance]]", da.instance));
         } else {
           return r.error("args", "arguments are instance names or numbers");
@@ -438,8 +515,8 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
       if (it == p.stubs.end()) return r.error("stubs", fmt::format("no [[stub]] named '{}'", s));
       it->active = false;  // active only while this driver runs
     }
-    for (const DriverSpec& o : p.drivers)
-      if (o.name == d.name) return r.error("name", fmt::format("driver '{}' is already defined at line {}", d.name, o.line));
+    if (auto [it, fresh] = driver_names.try_emplace(d.name, d.line); !fresh)
+      return r.error("name", fmt::format("driver '{}' is already defined at line {}", d.name, it->second));
     p.drivers.push_back(std::move(d));
     return {};
   };

@@ -308,6 +308,7 @@ class CoreParser {
   Result<std::vector<std::uint8_t>> read_file_range(const std::string& path, std::uint64_t off, std::uint64_t n) {
     std::filesystem::path p = opt_.file_root.empty() ? std::filesystem::path(path)
                                                      : opt_.file_root / std::filesystem::path(path).relative_path();
+    LOCKSTEP_TRY_STATUS(require_regular_file(p));  // a FIFO would block the open below
     std::ifstream in(p, std::ios::binary);
     if (!in) return Error::make(Errc::kIo, "cannot open {}", p.string());
     in.seekg(static_cast<std::streamoff>(off));

@@ -79,6 +79,12 @@ Result<std::unique_ptr<harness::Machine>> driver_machine(const harness::Snapshot
 /// Resets the machine and lays a record's blocks over it.
 Status lay_record(harness::Machine& machine, const Record& record, const std::string& kind);
 /// The driver's arguments for a record's racer (instances indexed by the racer).
+/// The indexes of the log's records the driver runs on (its `record` kind), each checked up front:
+/// kMalformed when there is none (a log without them would give an empty run that passes) or when
+/// a record's racer has no instance for the driver's arguments (so every command refuses the log
+/// the same way, before anything runs).
+Result<std::vector<std::size_t>> driver_runs(const harness::Profile& profile, const ResolvedDriver& driver,
+                                             const StateLog& log);
 Result<std::vector<harness::Arg>> driver_args(const harness::Profile& profile, const harness::DriverSpec& driver,
                                               const Record& record);
 

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include <map>
+
 #include "lockstep/base/result.hpp"
 #include "lockstep/harness/snapshot.hpp"
 
@@ -80,7 +82,28 @@ struct StateLogLimits {
   std::uint64_t max_file_bytes = std::uint64_t{64} << 30;  ///< read_state_log only
 };
 
-/// Parses a whole log held in memory. `what` names it in messages.
+/// The order records of a log must come in (capture/docs/state-log.md, "Order of records"): steps
+/// never go back; within a step at most one STEP record, first; per racer one CTRL record, then
+/// one PHYS record, both before the next step begins. A missing, repeated or misplaced record is
+/// kMalformed naming the record's offset, step and racer: a driver would otherwise skip a run or
+/// run it twice without a word.
+class RecordOrder {
+ public:
+  Status add(const Record& r, std::string_view what, std::uint64_t offset);
+  /// At the end of the log: every CTRL record has had its PHYS record.
+  Status finish(std::string_view what);
+
+ private:
+  Status close_step(std::string_view what);
+  bool started_ = false;
+  std::uint32_t step_ = 0;
+  bool step_record_ = false, racer_record_ = false;
+  /// Per racer of the current step: the offset of its CTRL record, and whether its PHYS came.
+  std::map<std::int32_t, std::pair<std::uint64_t, bool>> racers_;
+};
+
+/// Parses a whole log held in memory, records checked one by one and in order (RecordOrder).
+/// `what` names it in messages.
 Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::string_view what,
                                   const StateLogLimits& limits = {});
 /// Reads and parses a log file.
@@ -94,7 +117,7 @@ class StateLogReader {
  public:
   static Result<StateLogReader> open(const std::filesystem::path& path, const StateLogLimits& limits = {});
   const StateLogHeader& header() const noexcept { return header_; }
-  /// The next record, std::nullopt at a clean end of file, or an Error.
+  /// The next record, std::nullopt at a clean end of file, or an Error (RecordOrder's too).
   Result<std::optional<Record>> next();
   /// Byte offset of the next record in the file.
   std::uint64_t offset() const noexcept { return offset_; }
@@ -107,6 +130,7 @@ class StateLogReader {
   StateLogHeader header_;
   std::uint64_t offset_ = 0;
   std::uint64_t records_ = 0;
+  RecordOrder order_;
 };
 
 }  // namespace lockstep::capture

@@ -17,15 +17,35 @@ struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX (kept out of this header)
 
 namespace lockstep {
 
-/// Reads a whole file; refuses files larger than max_bytes (Errc::kLimit).
+/// "a FIFO", "a directory", ... for a stat st_mode (messages).
+const char* file_kind_name(unsigned mode);
+
+/// kUsage unless `path` is a regular file (after following links); checked with stat, without
+/// opening it, so a FIFO is refused instead of waited on. For readers that open the file themselves.
+Status require_regular_file(const std::filesystem::path& path);
+
+/// Reads a whole file; refuses anything but a regular file (kUsage: a FIFO, a device or a
+/// directory is refused without waiting on it) and files larger than max_bytes (Errc::kLimit).
 Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path,
                                             std::uint64_t max_bytes = std::uint64_t{16} << 30);
 
-/// Writes `data` to `path` atomically: PATH.tmp.<pid> is written, flushed and renamed over PATH.
+/// Writes `data` to `path` atomically: PATH.tmp.<pid> is written, flushed and renamed over PATH,
+/// so a failed or killed write leaves the old file or the new one. Only a regular file (or a new
+/// name) is replaced that way: a character device, a FIFO or a socket (/dev/null, /dev/stdout,
+/// /proc/self/fd/N) is written in place, a symlink to a file keeps the link and replaces the file,
+/// a directory or a block device is refused (kUsage). Temp files left by killed writers of the
+/// same output (PATH.tmp.<pid of a process that is gone>) are removed.
+Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> data);
 Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> data);
 inline Status write_file_atomic(const std::filesystem::path& path, std::string_view data) {
   return write_file_atomic(path, std::span(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()));
 }
+
+/// The temp name a writer of `path` uses beside it: "NAME.tmp.<pid>".
+std::string temp_sibling_name(const std::filesystem::path& path);
+/// Removes NAME<infix><pid> siblings of `path` (files or folders) whose process is gone: what
+/// killed writers left. A running writer's are kept.
+void remove_stale_temps(const std::filesystem::path& path, std::string_view infix = ".tmp.");
 
 /// zlib (RFC 1950) compression at the given level (libdeflate's levels: 1..12; any zlib reads the
 /// result). The bytes differ from zlib's own at the same level: compare decoded contents, not files.

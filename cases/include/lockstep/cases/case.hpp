@@ -72,13 +72,17 @@ struct Case {
 
   Registers in;                 ///< at entry (esp points at the return address)
   Registers out;                ///< at return
-  /// Bytes the original read before writing them, with the value read. Those below in.esp are
-  /// stale-stack reads (inputs left by an earlier call): see is_stale().
+  /// Bytes the original read before writing them, with the value read. Those on the stack below
+  /// in.esp are stale-stack reads (inputs left by an earlier call): see is_stale().
   ByteMap inputs;
-  /// Bytes written at or above in.esp (final values): compared byte for byte.
+  /// Bytes written (final values) anywhere but the stack below in.esp: compared byte for byte.
   ByteMap writes;
-  /// Number of bytes written below in.esp (the callee's own frame): not compared, kept for reports.
+  /// Number of bytes written on the stack below in.esp (the callee's own frame): not compared, kept
+  /// for reports.
   std::uint32_t frame_bytes_written = 0;
+  /// The stack mapping the call ran on, [stack_low, stack_high), in.esp inside it. Both 0 when not
+  /// recorded (case files of version 1): is_stale() then counts every address below in.esp.
+  GuestAddr stack_low = 0, stack_high = 0;
 
   Origin origin;
   std::vector<Poke> pokes;      ///< non-empty: a "poked" case (found by a search or made by hand)
@@ -87,7 +91,9 @@ struct Case {
   std::string note;             ///< free text ("search: edge 0x41b0c2 taken")
 
   bool poked() const noexcept { return !pokes.empty() || poked_registers != 0; }
-  bool is_stale(GuestAddr a) const noexcept { return a < in.esp; }
+  /// A byte of the stack below the entry esp: [stack_low, in.esp). Data below the stack (a game's
+  /// globals at 0x4xxxxx under a stack at 0xffxxxxxx) is not stale.
+  bool is_stale(GuestAddr a) const noexcept { return a >= stack_low && a < in.esp; }
   std::size_t stale_input_count() const;
 
   friend bool operator==(const Case&, const Case&) = default;

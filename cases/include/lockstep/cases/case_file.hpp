@@ -13,7 +13,10 @@
 
 namespace lockstep::cases {
 
-inline constexpr std::uint32_t kCaseFileVersion = 1;
+/// Version 2 records each case's stack bounds (Case::stack_low/stack_high); version 1 files are
+/// still read (their cases' bounds are 0: not recorded).
+inline constexpr std::uint32_t kCaseFileVersion = 2;
+inline constexpr std::uint32_t kOldestCaseFileVersion = 1;
 /// Named limits a reader enforces before allocating anything.
 inline constexpr std::uint32_t kMaxCasesPerFile = 1u << 20;
 inline constexpr std::uint32_t kMaxRunsPerMap = 1u << 20;

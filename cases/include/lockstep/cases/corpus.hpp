@@ -36,11 +36,21 @@ struct Manifest {
 /// The file name a function's cases live in: "0041af80_tyres-tyres.lkcases".
 std::string case_file_name(GuestAddr function, const std::string& name);
 
+/// Reads and checks manifest.json (cases/docs/case-format.md): every field's type, 32-bit 0x-hex
+/// addresses ascending with no function twice, no file named twice, counts within the case file's
+/// limit, poked <= cases, total_cases equal to the sum, at least one case. kMalformed naming the
+/// field otherwise.
 Result<Manifest> read_manifest(const std::filesystem::path& corpus_dir);
+/// The same checks on manifest text; `what` names it in messages.
+Result<Manifest> decode_manifest(std::string_view text, const std::string& what);
 Status write_manifest(const std::filesystem::path& corpus_dir, const Manifest& m);
 
-/// Writes every file (atomically each, the manifest last) into corpus_dir, creating it; the files
-/// are encoded on `jobs` threads (the bytes are the same for any number).
+/// Writes the corpus as a whole: every file goes into a new folder beside corpus_dir
+/// (DIR.new.<pid>), which then takes corpus_dir's place in one rename (an exchange when corpus_dir
+/// exists), so a kill at any instant leaves the old corpus or the new one, never a mix. Files in the
+/// old folder that are not corpus files are carried over; folders left by killed writers
+/// (DIR.new.<pid>, DIR.old.<pid> of processes that are gone) are removed. kUsage when corpus_dir is
+/// a file. The files are encoded on `jobs` threads (the bytes are the same for any number).
 Status write_corpus(const std::filesystem::path& corpus_dir, Manifest m, const std::vector<CaseFile>& files,
                     unsigned jobs = 1);
 
@@ -53,8 +63,8 @@ Result<Corpus> read_corpus(const std::filesystem::path& corpus_dir);
 
 /// Appends cases (poked ones, from a probe or a search) to the corpus in `corpus_dir`, which
 /// `corpus` was read from: each gets the next free id of its function's file (a function the
-/// corpus had no file for gets one); every file is rewritten atomically (unchanged ones with the
-/// same bytes), the manifest last. Returns the ids given, in order.
+/// corpus had no file for gets one); the corpus is rewritten as a whole (write_corpus).
+/// Returns the ids given, in order.
 Result<std::vector<std::uint32_t>> add_cases(const std::filesystem::path& corpus_dir, Corpus& corpus,
                                              std::vector<Case> cases);
 

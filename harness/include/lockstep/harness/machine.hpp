@@ -64,7 +64,7 @@ struct MachineConfig {
   /// Counts every instruction executed (a UC_HOOK_CODE on all code: 5-10x slower). For calibrating
   /// benchmarks and for reports that need exact counts, never for normal runs.
   bool count_instructions = false;
-  /// Wall-clock limit per call in milliseconds (uc_emu_start's timeout); 0 = none.
+  /// Wall-clock limit per call in milliseconds, read by the block hook every 4096 blocks; 0 = none.
   std::uint32_t timeout_ms = 0;
   /// Bytes left free below the snapshot thread's esp before a call's arguments (its live frames
   /// above stay untouched).

@@ -37,6 +37,7 @@ std::uint64_t byte_count(const std::vector<ByteRun>& runs) noexcept;
 struct Effects {
   GuestAddr entry_esp = 0;    ///< esp at the call's first instruction (it points at the return address)
   GuestAddr stack_low = 0;    ///< lowest address of the stack mapping; [stack_low, entry_esp) is "below"
+  GuestAddr stack_high = 0;   ///< one past the stack mapping's highest address
   /// Bytes read before being written, not below the entry esp (the 4-byte return-address slot at
   /// entry_esp is left out: it is the harness's or the caller's, never the function's input).
   std::vector<ByteRun> inputs;
