@@ -37,12 +37,12 @@ typedef struct script {
 static const script scripts[NUM_RACERS] = {
     {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 7, 11, 0, -4 * FX_ONE, 0x6000},
     {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 7, 9, 0, 13 * FX_ONE, 0},
-    {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 3, 9, 0, -9 * FX_ONE, 0},
+    {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 9, 11, 0, 22 * FX_ONE, 0},
     {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {0, 0}, 9, 10, 0, 16 * FX_ONE, 0},  /* the automatic car */
     {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0},
-    {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 2, 8, 0, 8 * FX_ONE, 0},
-    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 9, 11, 0, 22 * FX_ONE, 0},
-    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 0, 0, 0, 0, 0},
+    {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0},
+    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 7, 9, 0, 22 * FX_ONE, 0},
+    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 5, 7, 0, 22 * FX_ONE, 0},
 };
 
 /* The driver's own words the stand-in's controllers keep (chosen, beyond 000's fields). */
@@ -150,8 +150,10 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
       I32(driver, DRV_RECOVER) = 0;
     }
   }
-  if (throttle) bits |= IN_THROTTLE;
-  if (brake) bits |= IN_BRAKE;
+  /* full throttle and full brake as keys (the bits); part amounts only as analog values (+0x44,
+   * +0x48), as a joystick gives them */
+  if (throttle >= FX_ONE) bits |= IN_THROTTLE;
+  if (brake >= FX_ONE) bits |= IN_BRAKE;
   if (steer > FX_ONE / 4) bits |= IN_LEFT;
   if (steer < -FX_ONE / 4) bits |= IN_RIGHT;
   if (!reversing && !I32(driver, DRV_RECOVER)) {

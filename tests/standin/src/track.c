@@ -148,7 +148,7 @@ static int outer_feature(int sector, int h) {
 }
 
 /* The race paths (002, "The race paths"; fields chosen): 8 nodes on the centre line every 45
- * degrees, a link from each to the next with 3 points between them; nodes 0 and 4 have a second link
+ * degrees, a link from each to the next with 3 points between them; nodes 2 and 6 have a second link
  * out to the next node, along the inner lane (so both of FUN_004abae8's rules are met: an end node
  * with several links out, and one with its only link). [0x543254] = link 0. */
 #define PATH_STEP 1544028  /* the values: distance along the centre line, 23.56 units a point */
@@ -167,7 +167,7 @@ static void paths_build(void) {
   int n = 0;
   for (int k = 0; k < NODES; ++k) {
     uint32_t start = nodes + (uint32_t)k * NODE_SIZE, end = nodes + (uint32_t)((k + 1) % NODES) * NODE_SIZE;
-    int lanes = (k % 4 == 0) ? 2 : 1;
+    int lanes = (k % 4 == 2) ? 2 : 1;
     uint32_t list = alloc(4u * (uint32_t)lanes);
     I32(start, NODE_LINK_COUNT) = lanes;
     U32(start, NODE_LINKS) = list;

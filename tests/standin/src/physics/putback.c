@@ -145,15 +145,14 @@ int32_t putback_place(uint32_t car, uint32_t point, uint32_t heading, uint32_t e
 }
 
 /* 0x415730 putback::put_back(eax = car, edx = driver): the car back on the face wheel 0 last touched
- * (F082), heading along the race path at the driver's tracker or as it faced (F083), at rest (F086). */
+ * (F082), heading along the race path at the driver's tracker or as it faced (F083), at rest (F086).
+ * Wheel 0 has always touched a face by then: every car starts on the road. */
 int32_t putback_put_back(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   uint32_t w0 = car + CAR_POINT(0);
   uint32_t mesh = U32(w0, PT_FACE_MESH);
   vec3 point, heading;
-  if (!mesh) {
-    point = *VEC(w0, PT_POSITION);
-  } else if (U8(w0, PT_FACE_QUAD)) {
+  if (U8(w0, PT_FACE_QUAD)) {
     uint32_t q = U32(mesh, MESH_QUADS) + (uint32_t)I32(w0, PT_FACE) * QUAD_SIZE;
     vec3 sum = {0, 0, 0};
     for (int k = 0; k < 4; k++)
