@@ -35,14 +35,14 @@ typedef struct script {
 } script;
 
 static const script scripts[NUM_RACERS] = {
-    {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 7, 11, 0, -4 * FX_ONE, 0x6000},
+    {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 8, 10, 0, 16 * FX_ONE, 0},
     {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 7, 9, 0, 13 * FX_ONE, 0},
     {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 9, 11, 0, 22 * FX_ONE, 0},
-    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {0, 0}, 9, 10, 0, 16 * FX_ONE, 0},  /* the automatic car */
+    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {0, 0}, 10, 13, 0, -4 * FX_ONE, 0x6000},  /* the automatic car */
     {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0},
     {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0},
     {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 7, 9, 0, 22 * FX_ONE, 0},
-    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 5, 7, 0, 22 * FX_ONE, 0},
+    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 4, 7, 0, -4 * FX_ONE, 0x6000},
 };
 
 /* The driver's own words the stand-in's controllers keep (chosen, beyond 000's fields). */
@@ -65,11 +65,15 @@ static int ring_of(const vec3 *p) {
 
 /* The race tracker (driver +0x2c link, +0x30 point): the path point nearest the body's centre by
  * FUN_004aa8a0's distance (002, F143): the larger of |dx| and |dy|, or |4 dz| when larger; the first
- * of equals in link order. (In POD the trackers move outside the controllers; here the controllers
- * keep them.) */
+ * of equals in link order, while a wheel is down. (In POD the trackers move outside the
+ * controllers; here the controllers keep them.) */
 static void track_tracker(uint32_t driver, uint32_t car) {
   uint32_t first = U32(POD_PATHS, 0);
   if (!first) return;
+  /* a car in the air keeps its tracker (falling, every point is as far from the path) */
+  int down = 0;
+  for (int i = 0; i < 4; ++i) down += U8(car, CAR_POINT(i) + PT_TOUCHING) != 0;
+  if (!down && U32(driver, DRV_TRACK_LINK)) return;
   const vec3 *p = VEC(car, CAR_BODY_CENTRE);
   uint32_t best_link = 0;
   int32_t best_point = 0;

@@ -140,6 +140,7 @@ static uint8_t lane_surface(int sector, int lane) {
 enum { PLAIN, BAY, GAP, BANK };
 static int outer_feature(int sector, int h) {
   switch (2 * sector + h) {
+    case 7: return GAP;
     case 8: return BAY;
     case 9: return BANK;
     case 10: return GAP;
