@@ -58,6 +58,7 @@ TRAP(paths_next_point)
 TRAP(step_pose)
 TRAP(step_wheel_roll)
 TRAP(racer_step)
+TRAP(math_qdiv)
 
 /* The placeholder car set-up: the body one unit above the ground point, the points at fixed offsets. */
 static void placeholder_points(uint32_t car) {

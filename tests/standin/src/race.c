@@ -36,12 +36,12 @@ typedef struct script {
 
 static const script scripts[NUM_RACERS] = {
     {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 8, 10, 0, 16 * FX_ONE, 0},
-    {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 7, 9, 0, 13 * FX_ONE, 0},
+    {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 11, 14, 0, -9 * FX_ONE, -0x4000},
     {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 9, 11, 0, 22 * FX_ONE, 0},
-    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {0, 0}, 10, 13, 0, -4 * FX_ONE, 0x6000},  /* the automatic car */
+    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {0, 0}, 8, 11, 0, 8 * FX_ONE, 0},  /* the automatic car */
     {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0},
     {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0},
-    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 7, 9, 0, 22 * FX_ONE, 0},
+    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 5, 7, 0, 13 * FX_ONE, -0x4000},
     {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 4, 7, 0, -4 * FX_ONE, 0x6000},
 };
 
@@ -249,11 +249,12 @@ static void race_trace_car(int racer) {
   int walls = 0;
   for (int i = 0; i < 5; ++i) walls += I32(car, CAR_POINT(i) + PT_WALL_DEPTH) > 0;
   vec3 flat = {p->x, p->y, 0};
-  fprintf(stderr, "%d %d ring %d r %.2f z %.2f v %.2f down %d skid %d slide %d walls %d upz %.2f ud %08x stuck %.2f gear %d beac %d\n",
+  fprintf(stderr, "%d %d ring %d r %.2f z %.2f v %.2f down %d skid %d slide %d walls %d upz %.2f ud %08x stuck %.2f gear %d beac %d w0q %d w0s %d\n",
           I32(POD_FRAME, FRAME_STEP), racer, I32(driver, DRV_RING), POD_CALL1(FN_LENGTH16, ADDR(&flat)) / 65536.0,
           p->z / 65536.0, POD_CALL1(FN_LENGTH16, car + CAR_VELOCITY) / 65536.0, down, skid, slide, walls,
           I32(car, CAR_UP + 8) / 65536.0, U32(car, CAR_UPSIDE_DOWN), I32(driver, DRV_STUCK) / 65536.0,
-          I8(car, CAR_GEAR), I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * racer + REC_BEACONS_PASSED));
+          I8(car, CAR_GEAR), I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * racer + REC_BEACONS_PASSED),
+          U8(car, PT_FACE_QUAD), U32(car, PT_SECTOR) ? (int)((U32(car, PT_SECTOR) - U32(POD_SECTOR_TABLE, 0)) / SECTOR_SIZE) : -1);
 }
 
 void race_setup(void) {

@@ -135,12 +135,12 @@ static uint8_t lane_surface(int sector, int lane) {
 /* The features off the road's outer edge, in half h of sector s (rings 2s + h, 2s + h + 1):
  * BAY a dead-end bay 8 deep behind the outer edge (floor, back wall, two side walls): a car that
  * drives in gets stuck against its back wall; GAP no outer wall and nothing beyond: a car that drives
- * out falls; BANK a steep bank (60 degrees, ground) up to a crest 3.5 high, a slope down behind it
+ * out falls; BANK a steep bank (60 degrees, ground) up to a crest 3.5 high, a slope down behind it (both as
+ * triangles)
  * and a run-off ending in a wall: a car that takes it fast lands on its side or roof. */
 enum { PLAIN, BAY, GAP, BANK };
 static int outer_feature(int sector, int h) {
   switch (2 * sector + h) {
-    case 7: return GAP;
     case 8: return BAY;
     case 9: return BANK;
     case 10: return GAP;
@@ -213,7 +213,7 @@ void track_build(void) {
       nfeatures += features[h] == BAY || features[h] == BANK ? 3 : features[h] == GAP ? -1 : 0;
     }
     const int nverts = RINGS_PER_SECTOR * VERTS_PER_RING + extra;
-    const int triangles = s >= 2 && s < 4;  /* the bump's sectors are triangles */
+    const int triangles = (s >= 2 && s < 4) || s == 5;  /* the kicker's and the gap's sectors are triangles */
     uint32_t mesh = alloc(MESH_SIZE), verts = alloc(nverts * 12u);
     vec3 *v = (vec3 *)PTR(verts);
     for (int ring = 0; ring < RINGS_PER_SECTOR; ++ring) {
@@ -228,9 +228,11 @@ void track_build(void) {
       }
     }
     /* faces: per half sector h (rings h, h+1), lanes 0 (inner) and 1 (outer), then the two walls */
-    int nroad = 2 * 2, nwalls = 2 * 2 + nfeatures;
+    int nroad = 2 * 2, nwalls = 2 * 2 + nfeatures - 2 * ((features[0] == BANK) + (features[1] == BANK));
     uint32_t quads = alloc((uint32_t)((triangles ? 0 : nroad) + nwalls) * QUAD_SIZE);
-    uint32_t tris = triangles ? alloc((uint32_t)(2 * nroad) * TRI_SIZE) : 0;
+    int nbank_tris = 4 * ((features[0] == BANK) + (features[1] == BANK));
+    int ntris = (triangles ? 2 * nroad : 0) + nbank_tris;
+    uint32_t tris = ntris ? alloc((uint32_t)ntris * TRI_SIZE) : 0;
     int nq = 0, nt = 0;
 #define V(ring, k) ((ring) * VERTS_PER_RING + (k))
     /* each feature's vertices after the rings': for its two rings, at the radii and heights below */
@@ -273,9 +275,11 @@ void track_build(void) {
         quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(0, 0), V(h, 3), V(h, 4), X(0, 1), FACE_WALL, 0);
         quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h + 1, 3), X(1, 0), X(1, 1), V(h + 1, 4), FACE_WALL, 0);
       } else if (feature == BANK) {
-        /* the bank up to the crest, the slope down behind it, the run-off, its end wall */
-        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h, 3), X(0, 0), X(1, 0), V(h + 1, 3), FACE_GROUND, 1);
-        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(0, 0), X(0, 1), X(1, 1), X(1, 0), FACE_GROUND, 1);
+        /* the bank up to the crest (two triangles), the slope down behind it, the run-off, its end wall */
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, V(h, 3), X(0, 0), X(1, 0), FACE_GROUND, 1);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(1, 0), V(h + 1, 3), V(h, 3), FACE_GROUND, 1);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(0, 0), X(0, 1), X(1, 1), FACE_GROUND, 1);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(1, 1), X(1, 0), X(0, 0), FACE_GROUND, 1);
         quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(0, 1), X(0, 2), X(1, 2), X(1, 1), FACE_GROUND, 1);
         quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(1, 2), X(0, 2), X(0, 3), X(1, 3), FACE_WALL, 0);
       }

@@ -95,7 +95,9 @@ int32_t car_reset(uint32_t car, uint32_t edx, uint32_t ebx, uint32_t ecx) {
     U8(p, PT_SKIDDING) = 0;
     *VEC(p, PT_VELOCITY) = zero;
     *VEC(p, PT_IMPULSE) = zero;
-    if (i == CHASSIS) continue;
+  }
+  for (int i = 0; i < NUM_WHEELS; i++) {
+    uint32_t p = car + CAR_POINT(i);
     I32(p, PT_ROLL) = 0;
     I32(p, PT_SPIN) = 0;
     I32(p, PT_HEIGHT) = I32(p, PT_REST);
