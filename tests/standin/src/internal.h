@@ -19,7 +19,7 @@ void track_build(void);
 #define TRACK_HALF_WIDTH (8 * FX_ONE)
 
 /* track.c: the race paths (002) it lays out, in link order. */
-extern uint32_t path_links[16];
+extern uint32_t path_links[20];
 extern int path_link_count;
 
 /* race.c */

@@ -15,6 +15,7 @@ int race_trace;  /* --trace: a line per car and step on stderr (for tuning the t
 #define STEP_UNIT 0x888          /* the step unit (chosen, G19): 1/30 s */
 #define COUNTDOWN_STEPS 20       /* the countdown holds the cars for the first 20 steps */
 #define AUTOMATIC_RACER 3        /* the one car with the automatic gearbox */
+#define UNTRACKED_RACER 7        /* the one car with no drawn object and no race tracker */
 
 /* ---- the scripted controllers ------------------------------------------------------------------ */
 
@@ -42,7 +43,7 @@ static const script scripts[NUM_RACERS] = {
     {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0},
     {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0},
     {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 5, 7, 0, 13 * FX_ONE, -0x4000},
-    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 4, 7, 0, -4 * FX_ONE, 0x6000},
+    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 5, 7, 0, 16 * FX_ONE, 0},
 };
 
 /* The driver's own words the stand-in's controllers keep (chosen, beyond 000's fields). */
@@ -69,7 +70,7 @@ static int ring_of(const vec3 *p) {
  * controllers; here the controllers keep them.) */
 static void track_tracker(uint32_t driver, uint32_t car) {
   uint32_t first = U32(POD_PATHS, 0);
-  if (!first) return;
+  if (!first || I32(driver, DRV_RACER) == UNTRACKED_RACER) return;
   /* a car in the air keeps its tracker (falling, every point is as far from the path) */
   int down = 0;
   for (int i = 0; i < 4; ++i) down += U8(car, CAR_POINT(i) + PT_TOUCHING) != 0;
@@ -224,9 +225,11 @@ static void beacons_setup(void) {
 /* The drawn objects (003: 0x61a6d0 + 0x80 racer; the driver's +4): no parts in the stand-in, the
  * whole car's hull (A01: a pointer at +0x44) inside the object at +0x10 (chosen): half sizes 2.0,
  * 1.2, 0.6, radius sqrt(x^2 + y^2) (F148), centre 0. Racer 7 has none (a car without a drawn
- * object, as a network car might be): the pose has nothing to place for it. */
+ * object, as a network car might be): the pose has nothing to place for it, and the race keeps no
+ * tracker for it either (its put-back heads as the car faced, its catch-up goes straight). */
 static void objects_setup(void) {
-  for (int i = 0; i < NUM_RACERS - 1; ++i) {
+  for (int i = 0; i < NUM_RACERS; ++i) {
+    if (i == UNTRACKED_RACER) continue;
     uint32_t obj = POD_OBJECTS + (uint32_t)i * OBJECT_SIZE, hull = obj + 0x10;
     memset(PTR(obj), 0, OBJECT_SIZE);
     *VEC(hull, 0) = (vec3){0x20000, 0x13333, 0x9999};

@@ -148,27 +148,28 @@ static int outer_feature(int sector, int h) {
   }
 }
 
-/* The race paths (002, "The race paths"; fields chosen): 8 nodes on the centre line every 45
- * degrees, a link from each to the next with 3 points between them; nodes 2 and 6 have a second link
- * out to the next node, along the inner lane (so both of FUN_004abae8's rules are met: an end node
- * with several links out, and one with its only link). [0x543254] = link 0. */
-#define PATH_STEP 1544028  /* the values: distance along the centre line, 23.56 units a point */
-uint32_t path_links[16];
+/* The race paths (002, "The race paths"; fields chosen): 16 nodes on the centre line every 22.5
+ * degrees (3 rings), a link from each to the next with 2 points between them (at its rings 3k + 1
+ * and 3k + 2); node 4 (ring 12) has a second link out along the inner lane, so both of
+ * FUN_004abae8's rules are met (an end node with several links out, and one with its only link).
+ * A link's values: the distance along the centre line at its points. [0x543254] = link 0. */
+#define PATH_STEP 1029449  /* 15.708 units a ring */
+uint32_t path_links[20];
 int path_link_count;
 
 static void paths_build(void) {
-  enum { NODES = 8, POINTS = 3 };
+  enum { NODES = 16, POINTS = 2 };
   uint32_t nodes = alloc(NODES * NODE_SIZE);
   for (int k = 0; k < NODES; ++k) {
     uint32_t node = nodes + (uint32_t)k * NODE_SIZE;
-    fx a = ring_angle(6 * k), c = POD_CALL1(FN_COS16, a), sn = POD_CALL1(FN_SIN16, a);
-    *VEC(node, NODE_POSITION) = (vec3){mul16(TRACK_RADIUS, c), mul16(TRACK_RADIUS, sn), ring_height(6 * k)};
-    I32(node, NODE_VALUE) = k * 4 * PATH_STEP;
+    fx a = ring_angle(3 * k), c = POD_CALL1(FN_COS16, a), sn = POD_CALL1(FN_SIN16, a);
+    *VEC(node, NODE_POSITION) = (vec3){mul16(TRACK_RADIUS, c), mul16(TRACK_RADIUS, sn), ring_height(3 * k)};
+    I32(node, NODE_VALUE) = 3 * k * PATH_STEP;
   }
   int n = 0;
   for (int k = 0; k < NODES; ++k) {
     uint32_t start = nodes + (uint32_t)k * NODE_SIZE, end = nodes + (uint32_t)((k + 1) % NODES) * NODE_SIZE;
-    int lanes = (k % 4 == 2) ? 2 : 1;
+    int lanes = k == 4 ? 2 : 1;
     uint32_t list = alloc(4u * (uint32_t)lanes);
     I32(start, NODE_LINK_COUNT) = lanes;
     U32(start, NODE_LINKS) = list;
@@ -176,11 +177,10 @@ static void paths_build(void) {
       uint32_t link = alloc(LINK_SIZE), pts = alloc(POINTS * 12u), vals = alloc(POINTS * 4u);
       fx radius = lane ? TRACK_RADIUS - 4 * FX_ONE : TRACK_RADIUS;
       for (int j = 0; j < POINTS; ++j) {
-        /* point j at ring 6k + 1.5 (j + 1), rounded down to its ring for the height */
-        fx a = (fx)(((int64_t)411774 * (24 * k + 6 * (j + 1))) / 192);
-        fx c = POD_CALL1(FN_COS16, a), sn = POD_CALL1(FN_SIN16, a);
-        *VEC(pts + 12u * (uint32_t)j, 0) = (vec3){mul16(radius, c), mul16(radius, sn), ring_height(6 * k + (3 * (j + 1)) / 2)};
-        I32(vals + 4u * (uint32_t)j, 0) = (k * 4 + j + 1) * PATH_STEP;
+        int g = 3 * k + j + 1;
+        fx a = ring_angle(g), c = POD_CALL1(FN_COS16, a), sn = POD_CALL1(FN_SIN16, a);
+        *VEC(pts + 12u * (uint32_t)j, 0) = (vec3){mul16(radius, c), mul16(radius, sn), ring_height(g)};
+        I32(vals + 4u * (uint32_t)j, 0) = g * PATH_STEP;
       }
       U32(link, LINK_END) = end;
       U32(link, LINK_START) = start;
