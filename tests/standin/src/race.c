@@ -39,7 +39,7 @@ static const script scripts[NUM_RACERS] = {
     {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 8, 10, 0, 16 * FX_ONE, 0},
     {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 11, 14, 0, -9 * FX_ONE, -0x4000},
     {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 9, 11, 0, 22 * FX_ONE, 0},
-    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {0, 0}, 8, 11, 0, 8 * FX_ONE, 0},  /* the automatic car */
+    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {200, 0}, 8, 11, 0, 8 * FX_ONE, 0},  /* the automatic car */
     {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0},
     {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0},
     {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 5, 7, 0, 13 * FX_ONE, -0x4000},
@@ -130,6 +130,7 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
   if ((steer > FX_ONE / 2 || steer < -FX_ONE / 2) && !in_manoeuvre && speed > 5 * FX_ONE)
     throttle = 0;  /* lift off in a hard turn at speed */
   if (in_manoeuvre) throttle = FX_ONE;
+  if (step < COUNTDOWN_STEPS && (racer & 1)) throttle = FX_ONE / 2;  /* revving on the grid, half way */
   fx brake = braking ? (step & 1 ? FX_ONE : 0xc000) : 0;
 
   /* a stuck computer car (step::stuck set driver +0x7c negative): reverse, counting it back up to 0
@@ -147,7 +148,7 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
   }
 
   uint32_t bits = 0;
-  if (reversing && gear > -1 && !(step & 1)) bits |= IN_GEAR_DOWN;
+  if (reversing && !(step & 1)) bits |= IN_GEAR_DOWN;  /* down to reverse, and on asking */
   if (!reversing && I32(driver, DRV_RECOVER)) {
     if (gear < 1) {
       if (!(step & 1)) bits |= IN_GEAR_UP;
@@ -165,7 +166,7 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
     /* the first gear at the script's first step, then by the engine speed: up above 750 rad/s,
      * down below 300 (the script's down steps ask once more) */
     int32_t engine = I32(car, CAR_ENGINE_SPEED);
-    if (sc->gear_up[0] && ((gear == 0 && step >= sc->gear_up[0]) || (gear > 0 && gear < 5 && engine > 750 * FX_ONE)))
+    if (sc->gear_up[0] && ((gear == 0 && step >= sc->gear_up[0]) || (gear > 0 && engine > 750 * FX_ONE)))
       bits |= IN_GEAR_UP;
     else if (sc->gear_up[0] && gear > 1 && engine < 300 * FX_ONE)
       bits |= IN_GEAR_DOWN;

@@ -133,7 +133,7 @@ static uint8_t lane_surface(int sector, int lane) {
 }
 
 /* The features off the road's outer edge, in half h of sector s (rings 2s + h, 2s + h + 1):
- * BAY a dead-end bay 8 deep behind the outer edge (floor, back wall, two side walls): a car that
+ * BAY a dead-end bay 8 deep behind the outer edge (floor, back wall as two triangles, two side walls): a car that
  * drives in gets stuck against its back wall; GAP no outer wall and nothing beyond: a car that drives
  * out falls; BANK a steep bank (60 degrees, ground) up to a crest 3.5 high, a slope down behind it (both as
  * triangles)
@@ -228,9 +228,9 @@ void track_build(void) {
       }
     }
     /* faces: per half sector h (rings h, h+1), lanes 0 (inner) and 1 (outer), then the two walls */
-    int nroad = 2 * 2, nwalls = 2 * 2 + nfeatures - 2 * ((features[0] == BANK) + (features[1] == BANK));
+    int nroad = 2 * 2, nwalls = 2 * 2 + nfeatures - 2 * ((features[0] == BANK) + (features[1] == BANK)) - ((features[0] == BAY) + (features[1] == BAY));
     uint32_t quads = alloc((uint32_t)((triangles ? 0 : nroad) + nwalls) * QUAD_SIZE);
-    int nbank_tris = 4 * ((features[0] == BANK) + (features[1] == BANK));
+    int nbank_tris = 4 * ((features[0] == BANK) + (features[1] == BANK)) + 2 * ((features[0] == BAY) + (features[1] == BAY));
     int ntris = (triangles ? 2 * nroad : 0) + nbank_tris;
     uint32_t tris = ntris ? alloc((uint32_t)ntris * TRI_SIZE) : 0;
     int nq = 0, nt = 0;
@@ -271,7 +271,8 @@ void track_build(void) {
       } else if (feature == BAY) {
         /* floor (up), back wall (facing in), the side walls (facing into the bay) */
         quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h, 3), X(0, 0), X(1, 0), V(h + 1, 3), FACE_GROUND, 1);
-        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(1, 0), X(0, 0), X(0, 1), X(1, 1), FACE_WALL, 0);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(1, 0), X(0, 0), X(0, 1), FACE_WALL, 0);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(0, 1), X(1, 1), X(1, 0), FACE_WALL, 0);
         quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(0, 0), V(h, 3), V(h, 4), X(0, 1), FACE_WALL, 0);
         quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h + 1, 3), X(1, 0), X(1, 1), V(h + 1, 4), FACE_WALL, 0);
       } else if (feature == BANK) {

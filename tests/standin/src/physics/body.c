@@ -5,7 +5,7 @@
 
 #define NOSE_TURN_SPEED (10 << 16)  /* "at speed" for the nose turning into the velocity (chosen, G09) */
 
-static void normalise(vec3 *v) {
+__attribute__((noinline)) static void normalise(vec3 *v) {
   int32_t n = length16(v);
   if (n == 0) return;
   v->x = qdiv(v->x, n);

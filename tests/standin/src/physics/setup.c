@@ -75,10 +75,10 @@ void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
   }
 
   /* The catch-up record the driver points at (chosen layout, step.c): keep near the racer ahead on
-   * the grid (racer 0 itself), scale 1, weight 2, no places behind. */
+   * the grid (racer 0 itself; racer 1 the last car, racer 7), scale 1, weight 2, no places behind. */
   uint32_t rec = U32(driver, DRV_CATCHUP);
   if (rec) {
-    I32(rec, 0x0) = racer > 0 ? racer - 1 : 0;
+    I32(rec, 0x0) = racer == 1 ? NUM_RACERS - 1 : racer > 0 ? racer - 1 : 0;
     I32(rec, 0x4) = FX_ONE;
     I32(rec, 0x8) = 2 << 16;
     I32(rec, 0xc) = 0;
