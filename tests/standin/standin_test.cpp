@@ -290,7 +290,8 @@ TEST(Standin, TheRaceTakesEveryPath) {
   // depth +0xc0 > 0), skids and slides (+0x39, +0x38 set), a computer car gets stuck and reverses
   // (driver +0x7c < 0, F129), a car lies upside down (+0x4f0 counting, F023) and is put back after
   // 2.5 s (F081), and a car falls off the track and is put back by the track pass (F080). A put-back
-  // is a jump of the body's centre +0x498 by more than 5 units within one step.
+  // is a jump of the body's centre +0x498 by more than 5 units within one step that leaves the car at
+  // rest (velocity +0x4c8 zero: car_reset, F086).
   int airborne = 0, on_triangle = 0, walled = 0, skidding = 0, sliding = 0, stuck = 0, upside_down = 0;
   int fall_put_backs = 0, upside_down_put_backs = 0;
   std::map<int, std::array<std::int32_t, 4>> last;  // racer -> centre x, y, z, upside-down timer
@@ -321,7 +322,8 @@ TEST(Standin, TheRaceTakesEveryPath) {
       const auto& was = it->second;
       double moved = std::hypot(std::hypot((now[0] - was[0]) / 65536.0, (now[1] - was[1]) / 65536.0),
                                 (now[2] - was[2]) / 65536.0);
-      if (moved > 5.0) {
+      bool at_rest = i32(car, 0x4c8) == 0 && i32(car, 0x4cc) == 0 && i32(car, 0x4d0) == 0;
+      if (moved > 5.0 && at_rest) {
         // 2.5 s upside down is 640 in the timer's low half (1/256 s): one step before, it was near
         if ((was[3] & 0xffff) >= 0x200) ++upside_down_put_backs;
         else ++fall_put_backs;
