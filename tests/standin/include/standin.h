@@ -183,7 +183,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 
 /* ---- driver, 0xb0 (inventory 3.3; * chosen, see port/CHOICES.md) ----------------------------- */
 #define DRV_RACER       0x00  /* i32 racer number * */
-#define DRV_OBJECT      0x04  /* drawn object (0: none in the stand-in) */
+#define DRV_OBJECT      0x04  /* drawn object (racers 0..6; 0 for racer 7) */
 #define DRV_CAR_STEP    0x08  /* 003's car_step (0: not used, C05) */
 #define DRV_CONTROLLER  0x0c  /* controller, Watcom: eax = driver, edx = car * */
 #define DRV_CAR         0x10  /* address of the race car * */

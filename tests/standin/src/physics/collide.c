@@ -1,7 +1,9 @@
-/* Track contact on ground faces: collide::track (0x417988), collide::touch_face (0x4174f8),
+/* Track contact: collide::track (0x417988), collide::touch_face (0x4174f8),
  * collide::chassis_searches (0x417884), collide::over_quad (0x424ba4), collide::over_triangle
- * (0x424ee4); the free wheels on the touching wheels' planes (F077), the walls of the sectors found
- * (walls.c) and the fall test's put-back (F080). Formulas: port/CHOICES.md, one section each. */
+ * (0x424ee4); inside the pass the free wheels on the touching wheels' planes (F077), the walls of the
+ * sectors found (collide::sector_walls 0x416be0, collide::push_faces 0x4168dc, collide::wall_depth
+ * 0x4167ec, at the end of this file) and the fall test's put-back (F080). Formulas: port/CHOICES.md,
+ * one section each, and the second slice's choices. */
 #include "car_params.h"
 
 #define WHEEL_NORMAL_AWAY 0xf000 /* a wheel's normal "points away" from up below this dot (chosen) */

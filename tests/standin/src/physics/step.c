@@ -208,7 +208,7 @@ int32_t step_step(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
     scale16(&tang, k, &tang);
     vadd(&forces[i], &n, &tang);
   }
-  /* 20 (21 later): the body */
+  /* 20 (with 21, the wall impacts, inside it): the body */
   POD_CALL2(FN_INTEGRATE, car, ADDR(forces));
   /* 22, 23, 24, 25, 26 */
   POD_CALL1(FN_SUBSTEPS, car);
