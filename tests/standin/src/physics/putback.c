@@ -7,7 +7,7 @@
 #include "car_params.h"
 
 /* lo <= p <= hi on x, y, z, each bound read when it is compared, stopping at the first false. */
-__attribute__((noinline)) static int holds(uint32_t sector, const vec3 *p) {
+static inline int holds(uint32_t sector, const vec3 *p) {
   return I32(sector, SECTOR_BOUNDS_MIN) <= p->x && p->x <= I32(sector, SECTOR_BOUNDS_MAX) &&
          I32(sector, SECTOR_BOUNDS_MIN + 4) <= p->y && p->y <= I32(sector, SECTOR_BOUNDS_MAX + 4) &&
          I32(sector, SECTOR_BOUNDS_MIN + 8) <= p->z && p->z <= I32(sector, SECTOR_BOUNDS_MAX + 8);
