@@ -135,7 +135,7 @@ static inline int32_t exp16(int32_t x) { return POD_CALL1(FN_EXP16, (uint32_t)x)
 
 /* qdiv(a, b): div16 that never faults: when |b| > 32 and the quotient would not fit in 32 bits
  * (|a| >= |b| * 2^15) it gives +-0x7fffffff (the sign of a * b) instead of idiv's #DE.
- * port/CHOICES.md, "Car parameters", "qdiv". It is the stand-in's own helper at 0x4d5000 (POD divides
+ * port/CHOICES.md, "Car parameters", "qdiv". It is the stand-in's own function at 0x4d5000 (POD divides
  * inline, with no guard): the guard is the stand-in's, so its branches are not counted as the
  * calling physics function's. */
 #define FN_QDIV 0x4d5000u  /* eax=a, edx=b -> eax */
