@@ -97,6 +97,34 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define POD_CATCHUP_TARGET  0x4f984cu  /* the target function FUN_00422918 (A07: a pointer, chosen) */
 #define POD_DIFFICULTY      0x633334u  /* documented (F127); outside the blocks the stand-in defines */
 
+/* The chassis point's move the step returns (F036): before, after (2 x vec3). */
+#define POD_CHASSIS_MOVE    0x4f3368u
+/* [ ] = the race paths' first link, 0 without paths (000, 002). */
+#define POD_PATHS           0x543254u
+/* The beacons in the race block (chosen): +0x620 count, +0x624 records of 0x18 (point, normal). */
+#define RACE_BEACON_COUNT   0x620
+#define RACE_BEACONS        0x624
+#define BEACON_SIZE         0x18
+#define REC_NEXT_BEACON     0x08
+#define REC_BEACONS_PASSED  0x0c
+/* Race paths (002; fields chosen): node 0x24, link 0x1c. */
+#define NODE_SIZE        0x24
+#define NODE_POSITION    0x00
+#define NODE_LINK_COUNT  0x0c
+#define NODE_LINKS       0x14
+#define NODE_VALUE       0x1c
+#define LINK_SIZE        0x1c
+#define LINK_END         0x08
+#define LINK_START       0x0c
+#define LINK_POINTS      0x10
+#define LINK_VALUES      0x14
+#define LINK_COUNT       0x18
+#define POD_OBJECTS         0x61a6d0u  /* the racers' drawn objects, 0x80 each (003) */
+#define OBJECT_SIZE         0x80
+#define OBJECT_HULL         0x44       /* address of the hull (A01) */
+#define OBJECT_MATRIX       0x48
+#define OBJECT_POSITION     0x6c
+
 /* ---- point record, 0xd8, five per car (inventory 3.2) ---------------------------------------- */
 #define PT_POSITION   0x00  /* vec3 world */
 #define PT_VELOCITY   0x0c  /* vec3 */
@@ -155,7 +183,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 
 /* ---- driver, 0xb0 (inventory 3.3; * chosen, see port/CHOICES.md) ----------------------------- */
 #define DRV_RACER       0x00  /* i32 racer number * */
-#define DRV_OBJECT      0x04  /* drawn object (0: none in the stand-in) */
+#define DRV_OBJECT      0x04  /* drawn object (racers 0..6; 0 for racer 7) */
 #define DRV_CAR_STEP    0x08  /* 003's car_step (0: not used, C05) */
 #define DRV_CONTROLLER  0x0c  /* controller, Watcom: eax = driver, edx = car * */
 #define DRV_CAR         0x10  /* address of the race car * */
@@ -247,6 +275,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define FN_TLS_GETTER       0x7f0000u  /* -> eax = this thread's C library block */
 /* the physics slice (h3b's, src/physics/): in the documented order of the car step */
 #define FN_CAR_STEP         0x41b66cu  /* eax=car, edx=driver -> eax */
+#define FN_RACER_STEP       0x49a800u  /* eax=car, edx=driver: car step, upside-down, pose (chosen) */
 #define FN_CATCH_UP         0x422be8u
 #define FN_AUTOMATIC        0x4191c4u
 #define FN_GEARS            0x418f0cu

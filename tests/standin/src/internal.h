@@ -18,7 +18,12 @@ void track_build(void);
 #define TRACK_RADIUS (120 * FX_ONE)
 #define TRACK_HALF_WIDTH (8 * FX_ONE)
 
+/* track.c: the race paths (002) it lays out, in link order. */
+extern uint32_t path_links[20];
+extern int path_link_count;
+
 /* race.c */
+extern int race_trace;
 void race_setup(void);
 /* Runs the simulation steps of one frame; returns the number of steps run. */
 int race_frame(int frame, int steps_left);

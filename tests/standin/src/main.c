@@ -20,7 +20,7 @@ static int parse_int(const char *s, const char *what) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: standin [--log FILE] [--steps N] [--pause-at STEP] [--selftest-arith N]\n"
+          "usage: standin [--log FILE] [--steps N] [--pause-at STEP] [--trace] [--selftest-arith N]\n"
           "  runs the stand-in's race (tests/standin/README.md) and writes its step log\n");
 }
 
@@ -43,6 +43,8 @@ int main(int argc, char **argv) {
       steps = parse_int(v, "--steps"), ++i;
     } else if (!strcmp(a, "--pause-at") && v) {
       pause_at = parse_int(v, "--pause-at"), ++i;
+    } else if (!strcmp(a, "--trace")) {
+      race_trace = 1;
     } else if (!strcmp(a, "--selftest-arith") && v) {
       selftest = parse_int(v, "--selftest-arith"), ++i;
     } else {

@@ -3,49 +3,19 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "internal.h"
+#include "physics/car_params.h"
 #include "pod_call.h"
 #include "standin_math.h"
+
+int race_trace;  /* --trace: a line per car and step on stderr (for tuning the track) */
 
 #define STEP_UNIT 0x888          /* the step unit (chosen, G19): 1/30 s */
 #define COUNTDOWN_STEPS 20       /* the countdown holds the cars for the first 20 steps */
 #define AUTOMATIC_RACER 3        /* the one car with the automatic gearbox */
-
-/* ---- the grid ----------------------------------------------------------------------------------- */
-
-/* Two rows of four... of two: racer i in row i / 2, inner (even) or outer (odd) lane, facing along
- * the loop (counter-clockwise). */
-static void grid_place(int racer) {
-  uint32_t car = CAR(racer);
-  fx angle = 6554 - (racer / 2) * 4588;  /* 0.1 rad at the front row, 0.07 rad (8.4 units) per row */
-  fx radius = TRACK_RADIUS + ((racer & 1) ? 4 : -4) * FX_ONE;
-  fx c = POD_CALL1(FN_COS16, angle), s = POD_CALL1(FN_SIN16, angle);
-  *VEC(car, CAR_BODY_CENTRE) = (vec3){mul16(radius, c), mul16(radius, s), 0};
-  *VEC(car, CAR_FORWARD) = (vec3){-s, c, 0};   /* the loop's direction */
-  *VEC(car, CAR_LEFT) = (vec3){-c, -s, 0};     /* up x forward: towards the centre */
-  *VEC(car, CAR_UP) = (vec3){0, 0, FX_ONE};
-}
-
-void race_setup(void) {
-  I32(POD_HUMAN_COUNT, 0) = 1;
-  I32(POD_COMPUTER_COUNT, 0) = NUM_RACERS - 1;
-  I32(POD_EXTRA_COUNT, 0) = 0;
-  I32(POD_RACE_BLOCK, RACE_RACERS) = NUM_RACERS;
-  I32(POD_RACE_BLOCK, RACE_PHASE) = 1;
-  for (int i = 0; i < NUM_RACERS; ++i) {
-    uint32_t driver = DRIVER(i), car = CAR(i);
-    memset(PTR(driver), 0, DRIVER_SIZE);
-    memset(PTR(car), 0, CAR_SIZE);
-    I32(driver, DRV_RACER) = i;
-    U32(driver, DRV_CONTROLLER) = i == 0 ? FN_HUMAN_CONTROLLER : FN_COMPUTER_CONTROLLER;
-    U32(driver, DRV_CAR) = car;
-    I32(driver, DRV_FLAGS) = i == 0 ? DRV_FLAG_HUMAN : DRV_FLAG_COMPUTER;
-    U32(driver, DRV_CATCHUP) = POD_CATCHUP_RECORDS + (uint32_t)i * CATCHUP_RECORD_SIZE;
-    grid_place(i);
-    if (i == AUTOMATIC_RACER) U8(car, CAR_FLAGS) |= CAR_AUTOMATIC;
-    physics_car_setup(car, driver, i);
-  }
-}
+#define UNTRACKED_RACER 7        /* the one car with no drawn object and no race tracker */
 
 /* ---- the scripted controllers ------------------------------------------------------------------ */
 
@@ -58,18 +28,73 @@ typedef struct script {
   int brake_from, brake_to;
   int gear_up[4];   /* steps at which a manual car asks for the next gear */
   int gear_down[2];
+  /* once in the race, from ring `from` to ring `to` (0..47 round the loop, after step `after`), the
+   * car takes lane `lane` (and steers by `swerve` on top, 16.16 of full lock): the manoeuvres that
+   * take the track's features (walls, the bay, the gap, the bank, the ice) */
+  int from, to, after;
+  fx lane, swerve;
 } script;
 
 static const script scripts[NUM_RACERS] = {
-    {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}},
-    {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}},
-    {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}},
-    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {0, 0}},  /* the automatic car */
-    {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}},
-    {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}},
-    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}},
-    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}},
+    {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 8, 10, 0, 16 * FX_ONE, 0},
+    {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 11, 14, 0, -9 * FX_ONE, -0x4000},
+    {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 9, 11, 0, 22 * FX_ONE, 0},
+    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {200, 0}, 8, 11, 0, 8 * FX_ONE, 0},  /* the automatic car */
+    {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0},
+    {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0},
+    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 5, 7, 0, 13 * FX_ONE, -0x4000},
+    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 5, 7, 0, 16 * FX_ONE, 0},
 };
+
+/* The driver's own words the stand-in's controllers keep (chosen, beyond 000's fields). */
+#define DRV_RING     0x4c  /* i32: the ring (0..47) nearest the car, last step */
+#define DRV_DONE     0x50  /* i32: 1 once the racer's manoeuvre is over (it ran its rings once) */
+#define DRV_RECOVER  0x54  /* i32: 1 after reversing, until the car is in first gear again */
+
+/* The ring nearest the car: the largest dot product with the 48 rings' directions. */
+static fx ring_dirs[48][2];
+
+static int ring_of(const vec3 *p) {
+  int best = 0;
+  int64_t best_d = INT64_MIN;
+  for (int g = 0; g < 48; ++g) {
+    int64_t d = (int64_t)p->x * ring_dirs[g][0] + (int64_t)p->y * ring_dirs[g][1];
+    if (d > best_d) best_d = d, best = g;
+  }
+  return best;
+}
+
+/* The race tracker (driver +0x2c link, +0x30 point): the path point nearest the body's centre by
+ * FUN_004aa8a0's distance (002, F143): the larger of |dx| and |dy|, or |4 dz| when larger; the first
+ * of equals in link order, while a wheel is down. (In POD the trackers move outside the
+ * controllers; here the controllers keep them.) */
+static void track_tracker(uint32_t driver, uint32_t car) {
+  uint32_t first = U32(POD_PATHS, 0);
+  if (!first || I32(driver, DRV_RACER) == UNTRACKED_RACER) return;
+  /* a car in the air keeps its tracker (falling, every point is as far from the path) */
+  int down = 0;
+  for (int i = 0; i < 4; ++i) down += U8(car, CAR_POINT(i) + PT_TOUCHING) != 0;
+  if (!down && U32(driver, DRV_TRACK_LINK)) return;
+  const vec3 *p = VEC(car, CAR_BODY_CENTRE);
+  uint32_t best_link = 0;
+  int32_t best_point = 0;
+  int64_t best = INT64_MAX;
+  for (int l = 0; l < path_link_count; ++l) {
+    uint32_t link = path_links[l];
+    const vec3 *pts = PTR(U32(link, LINK_POINTS));
+    for (int32_t k = 0; k < I32(link, LINK_COUNT); ++k) {
+      int64_t dx = (int64_t)pts[k].x - p->x, dy = (int64_t)pts[k].y - p->y, dz = 4 * ((int64_t)pts[k].z - p->z);
+      if (dx < 0) dx = -dx;
+      if (dy < 0) dy = -dy;
+      if (dz < 0) dz = -dz;
+      int64_t d = dx > dy ? dx : dy;
+      if (dz > d) d = dz;
+      if (d < best) best = d, best_link = link, best_point = k;
+    }
+  }
+  U32(driver, DRV_TRACK_LINK) = best_link;
+  I32(driver, DRV_TRACK_POINT) = best_point;
+}
 
 static fx clamp(fx v, fx lo, fx hi) { return v < lo ? lo : v > hi ? hi : v; }
 
@@ -77,31 +102,77 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
   int racer = I32(driver, DRV_RACER), step = I32(POD_FRAME, FRAME_STEP);
   const script *sc = &scripts[racer];
   const vec3 *p = VEC(car, CAR_BODY_CENTRE), *fwd = VEC(car, CAR_FORWARD), *vel = VEC(car, CAR_VELOCITY);
+  track_tracker(driver, car);
+
+  /* the manoeuvre: its rings once, then the racer's own lane again */
+  int ring = ring_of(p), was = I32(driver, DRV_RING);
+  I32(driver, DRV_RING) = ring;
+  int in_manoeuvre = 0;
+  if (sc->to > sc->from && !I32(driver, DRV_DONE) && step >= sc->after) {
+    if (ring >= sc->from && ring < sc->to) in_manoeuvre = 1;
+    else if (was >= sc->from && was < sc->to && ring >= sc->to) I32(driver, DRV_DONE) = 1;
+  }
+  fx lane = in_manoeuvre ? sc->lane : sc->lane_offset;
 
   /* steering: towards the lane (lateral error) and along the ring (heading), positive = left */
   vec3 flat = {p->x, p->y, 0};
   fx r = POD_CALL1(FN_LENGTH16, ADDR(&flat));
   vec3 radial = {r ? div16(p->x, r) : FX_ONE, r ? div16(p->y, r) : 0, 0};
-  fx lateral = r - (TRACK_RADIUS + sc->lane_offset);            /* + too far out */
+  fx lateral = r - (TRACK_RADIUS + lane);                        /* + too far out */
   fx heading = POD_CALL2(FN_DOT16, ADDR(fwd), ADDR(&radial));    /* + heading outward */
   fx steer = clamp(mul16(lateral, 0x1999) + mul16(heading, 3 * FX_ONE) + 0x2000, -FX_ONE, FX_ONE);
+  if (in_manoeuvre) steer = clamp(steer + sc->swerve, -FX_ONE, FX_ONE);
 
   /* throttle to the cruising speed, brakes in the script's window */
   fx speed = POD_CALL1(FN_LENGTH16, ADDR(vel));
   int braking = step >= sc->brake_from && step < sc->brake_to;
   fx throttle = braking ? 0 : speed < sc->cruise ? FX_ONE : speed < sc->cruise + 2 * FX_ONE ? FX_ONE / 4 : 0;
-  if (steer > FX_ONE / 2 || steer < -FX_ONE / 2) throttle = 0;  /* lift off in a hard turn */
+  if ((steer > FX_ONE / 2 || steer < -FX_ONE / 2) && !in_manoeuvre && speed > 5 * FX_ONE)
+    throttle = 0;  /* lift off in a hard turn at speed */
+  if (in_manoeuvre) throttle = FX_ONE;
+  if (step < COUNTDOWN_STEPS && (racer & 1)) throttle = FX_ONE / 2;  /* revving on the grid, half way */
   fx brake = braking ? (step & 1 ? FX_ONE : 0xc000) : 0;
 
+  /* a stuck computer car (step::stuck set driver +0x7c negative): reverse, counting it back up to 0
+   * (F129, the controller's half), the steering turned the other way; then first gear again */
+  int gear = I8(car, CAR_GEAR);
+  int32_t stuck = I32(driver, DRV_STUCK);
+  int reversing = 0;
+  if (stuck < 0) {
+    stuck += I32(POD_FRAME, FRAME_DT);
+    I32(driver, DRV_STUCK) = stuck < 0 ? stuck : 0;
+    I32(driver, DRV_RECOVER) = 1;
+    I32(driver, DRV_DONE) = 1;
+    reversing = 1;
+    throttle = FX_ONE, brake = 0, steer = -steer;
+  }
+
   uint32_t bits = 0;
-  if (throttle) bits |= IN_THROTTLE;
-  if (brake) bits |= IN_BRAKE;
+  if (reversing && !(step & 1)) bits |= IN_GEAR_DOWN;  /* down to reverse, and on asking */
+  if (!reversing && I32(driver, DRV_RECOVER)) {
+    if (gear < 1) {
+      if (!(step & 1)) bits |= IN_GEAR_UP;
+    } else {
+      I32(driver, DRV_RECOVER) = 0;
+    }
+  }
+  /* full throttle and full brake as keys (the bits); part amounts only as analog values (+0x44,
+   * +0x48), as a joystick gives them */
+  if (throttle >= FX_ONE) bits |= IN_THROTTLE;
+  if (brake >= FX_ONE) bits |= IN_BRAKE;
   if (steer > FX_ONE / 4) bits |= IN_LEFT;
   if (steer < -FX_ONE / 4) bits |= IN_RIGHT;
-  for (int k = 0; k < 4; ++k)
-    if (sc->gear_up[k] && step == sc->gear_up[k]) bits |= IN_GEAR_UP;
-  for (int k = 0; k < 2; ++k)
-    if (sc->gear_down[k] && step == sc->gear_down[k]) bits |= IN_GEAR_DOWN;
+  if (!reversing && !I32(driver, DRV_RECOVER)) {
+    /* the first gear at the script's first step, then by the engine speed: up above 750 rad/s,
+     * down below 300 (the script's down steps ask once more) */
+    int32_t engine = I32(car, CAR_ENGINE_SPEED);
+    if (sc->gear_up[0] && ((gear == 0 && step >= sc->gear_up[0]) || (gear > 0 && engine > 750 * FX_ONE)))
+      bits |= IN_GEAR_UP;
+    else if (sc->gear_up[0] && gear > 1 && engine < 300 * FX_ONE)
+      bits |= IN_GEAR_DOWN;
+    for (int k = 0; k < 2; ++k)
+      if (sc->gear_down[k] && step == sc->gear_down[k]) bits |= IN_GEAR_DOWN;
+  }
 
   U32(driver, DRV_INPUT) = bits;
   I32(driver, DRV_STEER) = steer;
@@ -124,16 +195,126 @@ int32_t controller_computer(uint32_t driver, uint32_t car, uint32_t ebx, uint32_
   return 0;
 }
 
+/* ---- the grid ----------------------------------------------------------------------------------- */
+
+/* Two rows of four... of two: racer i in row i / 2, inner (even) or outer (odd) lane, facing along
+ * the loop (counter-clockwise). */
+static void grid_place(int racer) {
+  uint32_t car = CAR(racer);
+  fx angle = 6554 - (racer / 2) * 4588;  /* 0.1 rad at the front row, 0.07 rad (8.4 units) per row */
+  fx radius = TRACK_RADIUS + ((racer & 1) ? 4 : -4) * FX_ONE;
+  fx c = POD_CALL1(FN_COS16, angle), s = POD_CALL1(FN_SIN16, angle);
+  *VEC(car, CAR_BODY_CENTRE) = (vec3){mul16(radius, c), mul16(radius, s), 0};
+  *VEC(car, CAR_FORWARD) = (vec3){-s, c, 0};   /* the loop's direction */
+  *VEC(car, CAR_LEFT) = (vec3){-c, -s, 0};     /* up x forward: towards the centre */
+  *VEC(car, CAR_UP) = (vec3){0, 0, FX_ONE};
+}
+
+/* The beacons (race block +0x620, chosen): 12, every 30 degrees round the ring, each a vertical
+ * plane across the road facing along the loop. */
+static void beacons_setup(void) {
+  const int n = 12;
+  I32(POD_RACE_BLOCK, RACE_BEACON_COUNT) = n;
+  for (int k = 0; k < n; ++k) {
+    fx a = (fx)((int64_t)411774 * k / n), c = POD_CALL1(FN_COS16, a), s = POD_CALL1(FN_SIN16, a);
+    uint32_t b = POD_RACE_BLOCK + RACE_BEACONS + (uint32_t)k * BEACON_SIZE;
+    *VEC(b, 0) = (vec3){mul16(TRACK_RADIUS, c), mul16(TRACK_RADIUS, s), 0};
+    *VEC(b, 12) = (vec3){-s, c, 0};
+  }
+}
+
+/* The drawn objects (003: 0x61a6d0 + 0x80 racer; the driver's +4): no parts in the stand-in, the
+ * whole car's hull (A01: a pointer at +0x44) inside the object at +0x10 (chosen): half sizes 2.0,
+ * 1.2, 0.6, radius sqrt(x^2 + y^2) (F148), centre 0. Racer 7 has none (a car without a drawn
+ * object, as a network car might be): the pose has nothing to place for it, and the race keeps no
+ * tracker for it either (its put-back heads as the car faced, its catch-up goes straight). */
+static void objects_setup(void) {
+  for (int i = 0; i < NUM_RACERS; ++i) {
+    if (i == UNTRACKED_RACER) continue;
+    uint32_t obj = POD_OBJECTS + (uint32_t)i * OBJECT_SIZE, hull = obj + 0x10;
+    memset(PTR(obj), 0, OBJECT_SIZE);
+    *VEC(hull, 0) = (vec3){0x20000, 0x13333, 0x9999};
+    vec3 flat = {0x20000, 0x13333, 0};
+    I32(hull, 0xc) = POD_CALL1(FN_LENGTH16, ADDR(&flat));
+    U32(obj, OBJECT_HULL) = hull;
+    U32(DRIVER(i), DRV_OBJECT) = obj;
+  }
+}
+
+static int sector_number(uint32_t point) {
+  uint32_t s = U32(point, PT_SECTOR);
+  return s ? (int)((s - U32(POD_SECTOR_TABLE, 0)) / SECTOR_SIZE) : -1;
+}
+
+static void race_trace_car(int racer) {
+  uint32_t car = CAR(racer), driver = DRIVER(racer);
+  const vec3 *p = VEC(car, CAR_BODY_CENTRE);
+  int down = 0, skid = 0, slide = 0;
+  for (int i = 0; i < 4; ++i) {
+    down += U8(car, CAR_POINT(i) + PT_TOUCHING) != 0;
+    skid += U8(car, CAR_POINT(i) + PT_SKIDDING) != 0;
+    slide += U8(car, CAR_POINT(i) + PT_SLIDING) != 0;
+  }
+  int walls = 0;
+  for (int i = 0; i < 5; ++i) walls += I32(car, CAR_POINT(i) + PT_WALL_DEPTH) > 0;
+  vec3 flat = {p->x, p->y, 0};
+  fprintf(stderr, "%d %d ring %d r %.2f z %.2f v %.2f down %d skid %d slide %d walls %d upz %.2f ud %08x stuck %.2f gear %d beac %d w0q %d w0s %d secs %d,%d,%d,%d,%d\n",
+          I32(POD_FRAME, FRAME_STEP), racer, I32(driver, DRV_RING), POD_CALL1(FN_LENGTH16, ADDR(&flat)) / 65536.0,
+          p->z / 65536.0, POD_CALL1(FN_LENGTH16, car + CAR_VELOCITY) / 65536.0, down, skid, slide, walls,
+          I32(car, CAR_UP + 8) / 65536.0, U32(car, CAR_UPSIDE_DOWN), I32(driver, DRV_STUCK) / 65536.0,
+          I8(car, CAR_GEAR), I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * racer + REC_BEACONS_PASSED),
+          U8(car, PT_FACE_QUAD), sector_number(car + CAR_POINT(0)), sector_number(car + CAR_POINT(0)),
+          sector_number(car + CAR_POINT(1)), sector_number(car + CAR_POINT(2)), sector_number(car + CAR_POINT(3)),
+          sector_number(car + CAR_POINT(4)));
+}
+
+void race_setup(void) {
+  for (int g = 0; g < 48; ++g) {
+    fx a = (fx)((int64_t)411774 * g / 48);
+    ring_dirs[g][0] = POD_CALL1(FN_COS16, a);
+    ring_dirs[g][1] = POD_CALL1(FN_SIN16, a);
+  }
+  beacons_setup();
+  objects_setup();
+  I32(POD_HUMAN_COUNT, 0) = 1;
+  I32(POD_COMPUTER_COUNT, 0) = NUM_RACERS - 1;
+  I32(POD_EXTRA_COUNT, 0) = 0;
+  I32(POD_RACE_BLOCK, RACE_RACERS) = NUM_RACERS;
+  I32(POD_RACE_BLOCK, RACE_PHASE) = 1;
+  for (int i = 0; i < NUM_RACERS; ++i) {
+    uint32_t driver = DRIVER(i), car = CAR(i);
+    uint32_t obj = U32(driver, DRV_OBJECT);
+    memset(PTR(driver), 0, DRIVER_SIZE);
+    memset(PTR(car), 0, CAR_SIZE);
+    U32(driver, DRV_OBJECT) = obj;
+    I32(driver, DRV_RACER) = i;
+    U32(driver, DRV_CONTROLLER) = i == 0 ? FN_HUMAN_CONTROLLER : FN_COMPUTER_CONTROLLER;
+    U32(driver, DRV_CAR) = car;
+    I32(driver, DRV_FLAGS) = i == 0 ? DRV_FLAG_HUMAN : DRV_FLAG_COMPUTER;
+    U32(driver, DRV_CATCHUP) = POD_CATCHUP_RECORDS + (uint32_t)i * CATCHUP_RECORD_SIZE;
+    grid_place(i);
+    if (i == AUTOMATIC_RACER) U8(car, CAR_FLAGS) |= CAR_AUTOMATIC;
+    physics_car_setup(car, driver, i);
+    track_tracker(driver, car);
+    I32(driver, DRV_RING) = ring_of(VEC(car, CAR_BODY_CENTRE));
+    /* the first beacon ahead: beacon 0 lies at angle 0, so a car past it (y > 0) waits for beacon 1 */
+    I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * (uint32_t)i + REC_NEXT_BEACON) =
+        VEC(car, CAR_BODY_CENTRE)->y > 0 ? 1 : 0;
+  }
+}
+
 /* ---- the simulation step (FUN_0049a89c) -------------------------------------------------------- */
 
-/* Each racer's car step in turn (000 "The step"). FUN_004159d8 (upside-down), FUN_004155b8 (wheel
- * roll), the zones and the collisions are outside the stand-in's slice and are not run (chosen). */
+/* Each racer in turn (000 "The step", F025): its car step, upside-down timer and the pose with the
+ * wheels' roll (racer_step, 0x49a800), then the PHYS record. The zones and the collisions are
+ * outside the stand-in's slice and are not run (chosen). */
 int32_t sim_step(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)eax, (void)edx, (void)ebx, (void)ecx;
   POD_CALL0(FN_HOOK_STEP);
   for (int i = 0; i < NUM_RACERS; ++i) {
     I32(POD_FRAME, FRAME_DT) = I32(POD_FRAME, FRAME_STEP_DT);
-    POD_CALL2(FN_CAR_STEP, CAR(i), DRIVER(i));
+    POD_CALL2(FN_RACER_STEP, CAR(i), DRIVER(i));
+    if (race_trace) race_trace_car(i);
     POD_CALL1(FN_HOOK_PHYS, i);
   }
   return 0;

@@ -39,7 +39,7 @@ static uint32_t alloc(uint32_t size) {
  * then a slope up to 8 from ring 14 and down again. */
 static fx ring_height(int g) {
   g %= 2 * SECTORS_IN_LOOP;
-  if (g == 6) return 3 * FX_ONE / 2;                    /* the bump, 1.5 high */
+  if (g == 6) return 3 * FX_ONE;                        /* the kicker, 3 high: a jump */
   if (g >= 14 && g < 22) return (g - 14) * FX_ONE;      /* the slope up: 1 per half sector */
   if (g >= 22 && g < 28) return 8 * FX_ONE;
   if (g >= 28 && g < 36) return (36 - g) * FX_ONE;      /* and down */
@@ -127,8 +127,72 @@ static void surfaces(void) {
 }
 
 static uint8_t lane_surface(int sector, int lane) {
+  if (sector == 4 || sector == 5) return 3;   /* ice on both lanes: the fast corner's skids */
   if (lane == 0) return sector == 8 ? 3 : 0;  /* an icy patch on the inner lane, up the slope */
   return sector == 9 ? 2 : 1;                 /* a grass-like outer lane there, kerb elsewhere */
+}
+
+/* The features off the road's outer edge, in half h of sector s (rings 2s + h, 2s + h + 1):
+ * BAY a dead-end bay 8 deep behind the outer edge (floor, back wall as two triangles, two side walls): a car that
+ * drives in gets stuck against its back wall; GAP no outer wall and nothing beyond: a car that drives
+ * out falls; BANK a steep bank (60 degrees, ground) up to a crest 3.5 high, a slope down behind it (both as
+ * triangles)
+ * and a run-off ending in a wall: a car that takes it fast lands on its side or roof. */
+enum { PLAIN, BAY, GAP, BANK };
+static int outer_feature(int sector, int h) {
+  switch (2 * sector + h) {
+    case 8: return BAY;
+    case 9: return BANK;
+    case 10: return GAP;
+    default: return PLAIN;
+  }
+}
+
+/* The race paths (002, "The race paths"; fields chosen): 16 nodes on the centre line every 22.5
+ * degrees (3 rings), a link from each to the next with 2 points between them (at its rings 3k + 1
+ * and 3k + 2); node 4 (ring 12) has a second link out along the inner lane, so both of
+ * FUN_004abae8's rules are met (an end node with several links out, and one with its only link).
+ * A link's values: the distance along the centre line at its points. [0x543254] = link 0. */
+#define PATH_STEP 1029449  /* 15.708 units a ring */
+uint32_t path_links[20];
+int path_link_count;
+
+static void paths_build(void) {
+  enum { NODES = 16, POINTS = 2 };
+  uint32_t nodes = alloc(NODES * NODE_SIZE);
+  for (int k = 0; k < NODES; ++k) {
+    uint32_t node = nodes + (uint32_t)k * NODE_SIZE;
+    fx a = ring_angle(3 * k), c = POD_CALL1(FN_COS16, a), sn = POD_CALL1(FN_SIN16, a);
+    *VEC(node, NODE_POSITION) = (vec3){mul16(TRACK_RADIUS, c), mul16(TRACK_RADIUS, sn), ring_height(3 * k)};
+    I32(node, NODE_VALUE) = 3 * k * PATH_STEP;
+  }
+  int n = 0;
+  for (int k = 0; k < NODES; ++k) {
+    uint32_t start = nodes + (uint32_t)k * NODE_SIZE, end = nodes + (uint32_t)((k + 1) % NODES) * NODE_SIZE;
+    int lanes = k == 4 ? 2 : 1;
+    uint32_t list = alloc(4u * (uint32_t)lanes);
+    I32(start, NODE_LINK_COUNT) = lanes;
+    U32(start, NODE_LINKS) = list;
+    for (int lane = 0; lane < lanes; ++lane) {
+      uint32_t link = alloc(LINK_SIZE), pts = alloc(POINTS * 12u), vals = alloc(POINTS * 4u);
+      fx radius = lane ? TRACK_RADIUS - 4 * FX_ONE : TRACK_RADIUS;
+      for (int j = 0; j < POINTS; ++j) {
+        int g = 3 * k + j + 1;
+        fx a = ring_angle(g), c = POD_CALL1(FN_COS16, a), sn = POD_CALL1(FN_SIN16, a);
+        *VEC(pts + 12u * (uint32_t)j, 0) = (vec3){mul16(radius, c), mul16(radius, sn), ring_height(g)};
+        I32(vals + 4u * (uint32_t)j, 0) = g * PATH_STEP;
+      }
+      U32(link, LINK_END) = end;
+      U32(link, LINK_START) = start;
+      U32(link, LINK_POINTS) = pts;
+      U32(link, LINK_VALUES) = vals;
+      I32(link, LINK_COUNT) = POINTS;
+      U32(list, 4u * (uint32_t)lane) = link;
+      path_links[n++] = link;
+    }
+  }
+  path_link_count = n;
+  U32(POD_PATHS, 0) = path_links[0];
 }
 
 void track_build(void) {
@@ -142,8 +206,14 @@ void track_build(void) {
 
   for (int s = 0; s < SECTORS_IN_LOOP; ++s) {
     uint32_t sector = table + (uint32_t)s * SECTOR_SIZE;
-    const int nverts = RINGS_PER_SECTOR * VERTS_PER_RING;
-    const int triangles = s >= 2 && s < 4;  /* the bump's sectors are triangles */
+    int features[2] = {outer_feature(s, 0), outer_feature(s, 1)}, first_extra[2], extra = 0, nfeatures = 0;
+    for (int h = 0; h < 2; ++h) {
+      first_extra[h] = RINGS_PER_SECTOR * VERTS_PER_RING + extra;
+      extra += features[h] == BAY ? 4 : features[h] == BANK ? 8 : 0;  /* feature vertices */
+      nfeatures += features[h] == BAY || features[h] == BANK ? 3 : features[h] == GAP ? -1 : 0;
+    }
+    const int nverts = RINGS_PER_SECTOR * VERTS_PER_RING + extra;
+    const int triangles = (s >= 2 && s < 4) || s == 5;  /* the kicker's and the gap's sectors are triangles */
     uint32_t mesh = alloc(MESH_SIZE), verts = alloc(nverts * 12u);
     vec3 *v = (vec3 *)PTR(verts);
     for (int ring = 0; ring < RINGS_PER_SECTOR; ++ring) {
@@ -158,12 +228,31 @@ void track_build(void) {
       }
     }
     /* faces: per half sector h (rings h, h+1), lanes 0 (inner) and 1 (outer), then the two walls */
-    int nroad = 2 * 2, nwalls = 2 * 2;
+    int nroad = 2 * 2, nwalls = 2 * 2 + nfeatures - 2 * ((features[0] == BANK) + (features[1] == BANK)) - ((features[0] == BAY) + (features[1] == BAY));
     uint32_t quads = alloc((uint32_t)((triangles ? 0 : nroad) + nwalls) * QUAD_SIZE);
-    uint32_t tris = triangles ? alloc((uint32_t)(2 * nroad) * TRI_SIZE) : 0;
+    int nbank_tris = 4 * ((features[0] == BANK) + (features[1] == BANK)) + 2 * ((features[0] == BAY) + (features[1] == BAY));
+    int ntris = (triangles ? 2 * nroad : 0) + nbank_tris;
+    uint32_t tris = ntris ? alloc((uint32_t)ntris * TRI_SIZE) : 0;
     int nq = 0, nt = 0;
 #define V(ring, k) ((ring) * VERTS_PER_RING + (k))
+    /* each feature's vertices after the rings': for its two rings, at the radii and heights below */
     for (int h = 0; h < 2; ++h) {
+      static const fx bay_r[2] = {136 * FX_ONE, 136 * FX_ONE}, bay_z[2] = {0, WALL_HEIGHT};
+      static const fx bank_r[4] = {129 * FX_ONE, 134 * FX_ONE, 142 * FX_ONE, 142 * FX_ONE};
+      static const fx bank_z[4] = {0x38000, 0, 0, WALL_HEIGHT};
+      int per = features[h] == BAY ? 2 : features[h] == BANK ? 4 : 0;
+      for (int ring = 0; ring < 2 && per; ++ring) {
+        int g = 2 * s + h + ring;
+        fx angle = ring_angle(g), c = POD_CALL1(FN_COS16, angle), sn = POD_CALL1(FN_SIN16, angle);
+        for (int k = 0; k < per; ++k) {
+          fx r = features[h] == BAY ? bay_r[k] : bank_r[k], z = features[h] == BAY ? bay_z[k] : bank_z[k];
+          v[first_extra[h] + ring * per + k] = (vec3){mul16(r, c), mul16(r, sn), ring_height(g) + z};
+        }
+      }
+    }
+#define X(ring, k) (first_extra[h] + (ring) * (features[h] == BAY ? 2 : 4) + (k))
+    for (int h = 0; h < 2; ++h) {
+      const int feature = features[h];
       for (int lane = 0; lane < 2; ++lane) {
         /* a, b across the road at ring h; c, d at ring h + 1: (b - a) x (c - a) points up */
         int a = V(h, 1 + lane), b = V(h, 2 + lane), c = V(h + 1, 2 + lane), d = V(h + 1, 1 + lane);
@@ -177,8 +266,26 @@ void track_build(void) {
       }
       /* the inner wall faces the road (+r), the outer wall too (-r) */
       quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h, 1), V(h + 1, 1), V(h + 1, 0), V(h, 0), FACE_WALL, 0);
-      quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h + 1, 3), V(h, 3), V(h, 4), V(h + 1, 4), FACE_WALL, 0);
+      if (feature == PLAIN) {
+        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h + 1, 3), V(h, 3), V(h, 4), V(h + 1, 4), FACE_WALL, 0);
+      } else if (feature == BAY) {
+        /* floor (up), back wall (facing in), the side walls (facing into the bay) */
+        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h, 3), X(0, 0), X(1, 0), V(h + 1, 3), FACE_GROUND, 1);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(1, 0), X(0, 0), X(0, 1), FACE_WALL, 0);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(0, 1), X(1, 1), X(1, 0), FACE_WALL, 0);
+        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(0, 0), V(h, 3), V(h, 4), X(0, 1), FACE_WALL, 0);
+        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, V(h + 1, 3), X(1, 0), X(1, 1), V(h + 1, 4), FACE_WALL, 0);
+      } else if (feature == BANK) {
+        /* the bank up to the crest (two triangles), the slope down behind it, the run-off, its end wall */
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, V(h, 3), X(0, 0), X(1, 0), FACE_GROUND, 1);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(1, 0), V(h + 1, 3), V(h, 3), FACE_GROUND, 1);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(0, 0), X(0, 1), X(1, 1), FACE_GROUND, 1);
+        triangle(tris + (uint32_t)(nt++) * TRI_SIZE, v, X(1, 1), X(1, 0), X(0, 0), FACE_GROUND, 1);
+        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(0, 1), X(0, 2), X(1, 2), X(1, 1), FACE_GROUND, 1);
+        quad(quads + (uint32_t)(nq++) * QUAD_SIZE, v, X(1, 2), X(0, 2), X(0, 3), X(1, 3), FACE_WALL, 0);
+      }
     }
+#undef X
 #undef V
     U16(mesh, MESH_VERTEX_COUNT) = (uint16_t)nverts;
     I16(mesh, MESH_TRI_COUNT) = (int16_t)nt;
@@ -196,6 +303,8 @@ void track_build(void) {
     U32(sector, SECTOR_NEIGHBOUR_LIST) = list;
     I32(sector, SECTOR_ONE) = 1;
   }
+
+  paths_build();
 
   /* sector 24: out of play, one ground quad 40 below the middle of the ring */
   uint32_t sector = table + SECTORS_IN_LOOP * SECTOR_SIZE;

@@ -1,10 +1,11 @@
-/* body::integrate (0x419ad0), without wall impacts (stage 21 comes later).
- * Formula: port/CHOICES.md, "body::integrate". */
+/* body::integrate (0x419ad0) with its wall impacts body::impacts (0x416284, stage 21) and the turn
+ * on the spot (F068); body::push_out (0x416030, stage 28).
+ * Formulas: port/CHOICES.md, "body::integrate" and the second slice's choices. */
 #include "car_params.h"
 
 #define NOSE_TURN_SPEED (10 << 16)  /* "at speed" for the nose turning into the velocity (chosen, G09) */
 
-static void normalise(vec3 *v) {
+__attribute__((noinline)) static void normalise(vec3 *v) {
   int32_t n = length16(v);
   if (n == 0) return;
   v->x = qdiv(v->x, n);
@@ -42,6 +43,8 @@ int32_t body_integrate(uint32_t car, uint32_t forces, uint32_t ebx, uint32_t ecx
   }
   *VEC(car, CAR_CARRIED_FORCE) = (vec3){0, 0, 0};
   *VEC(car, CAR_CARRIED_TORQUE) = (vec3){0, 0, 0};
+  /* 21: the walls' impulses join the sums (F034) */
+  POD_CALL3(FN_IMPACTS, car, ADDR(&force), ADDR(&torque));
 
   /* The torque in the body's axes; 15/16 of the yaw taken away (F061). */
   vec3 tb = {dot16(&torque, fwd), dot16(&torque, left), dot16(&torque, up)};
@@ -91,6 +94,13 @@ int32_t body_integrate(uint32_t car, uint32_t forces, uint32_t ebx, uint32_t ecx
     spin->y = mul16(spin->y, k);
     spin->z = mul16(spin->z, k);
   }
+  /* F068: nearly stopped, three wheels down or more and pushed into a wall: the steering turns the
+   * car on the spot. */
+  if (speed < SPOT_TURN_SPEED && wheels_down >= 3) {
+    int walled = 0;
+    for (int i = 0; i < NUM_POINTS; i++) walled |= I32(car + CAR_POINT(i), PT_WALL_DEPTH) > 0;
+    if (walled) spin->z = mul16(I32(car, CAR_STEER), SPOT_TURN_RATE);
+  }
 
   /* Orientation: the axes turned by spin x dt, the nose into the velocity in the air, then made
    * orthonormal again. */
@@ -121,5 +131,89 @@ int32_t body_integrate(uint32_t car, uint32_t forces, uint32_t ebx, uint32_t ecx
   *fwd = nf;
   *left = nl;
   *up = nu;
+  return 0;
+}
+
+/* Each point's part bits for the damage (F105's numbering: wheel 0 front left 0x10, wheel 1 rear left
+ * 1, wheel 2 front right 0x20, wheel 3 rear right 2; the chassis the middle parts 4 | 8). */
+static const uint32_t part_bits[NUM_POINTS] = {0x10, 0x01, 0x20, 0x02, 0x0c};
+
+/* 0x416284 body::impacts(eax = car, edx = force, ebx = torque): the walls' impulses (F059, F060),
+ * added to the body's force and (world) torque sums; each point's impulse in +0x84; the damage call
+ * (F099) through the damage seam. */
+int32_t body_impacts(uint32_t car, uint32_t force_at, uint32_t torque_at, uint32_t ecx) {
+  (void)ecx;
+  vec3 *force = PTR(force_at), *torque = PTR(torque_at);
+  int32_t closing[NUM_POINTS];
+  int hits = 0;
+  for (int i = 0; i < NUM_POINTS; i++) {
+    uint32_t p = car + CAR_POINT(i);
+    *VEC(p, PT_IMPULSE) = (vec3){0, 0, 0};
+    closing[i] = 0;
+    if (I32(p, PT_WALL_DEPTH) <= 0) continue;
+    int32_t c = -dot16(VEC(p, PT_VELOCITY), VEC(p, PT_WALL_DIR)) - IMPACT_SLACK;
+    if (c <= 0) continue;
+    closing[i] = c;
+    hits++;
+  }
+  if (hits == 0) return 0;
+  int32_t dt = I32(POD_FRAME, FRAME_DT), mass = I32(car, CAR_MASS);
+  int32_t total = 0, one_size = 0;
+  uint32_t parts = 0;
+  for (int i = 0; i < NUM_POINTS; i++) {
+    if (closing[i] <= 0) continue;
+    uint32_t p = car + CAR_POINT(i);
+    const vec3 *n = VEC(p, PT_WALL_DIR);
+    int32_t size = mul16(qdiv(mul16(closing[i], mass), dt), I32(p, PT_BOUNCE));
+    int32_t share = hits == 1 ? size : hits == 2 ? size >> 1 : size / hits;
+    vec3 j, t;
+    scale16(n, share, &j);
+    if (hits == 1) {
+      /* friction along the wall, up to 0.15 of the impulse */
+      vec3 vt;
+      scale16(n, dot16(VEC(p, PT_VELOCITY), n), &t);
+      vsub(&vt, VEC(p, PT_VELOCITY), &t);
+      int32_t speed = length16(&vt);
+      if (speed > 0) {
+        int32_t f = qdiv(mul16(speed, mass), dt), most = mul16(size, IMPACT_FRICTION);
+        if (f > most) f = most;
+        vec3 dir = {qdiv(vt.x, speed), qdiv(vt.y, speed), qdiv(vt.z, speed)};
+        scale16(&dir, f, &t);
+        vsub(&j, &j, &t);
+      }
+      one_size = size;
+    }
+    *VEC(p, PT_IMPULSE) = j;
+    vadd(force, force, &j);
+    vec3 r;
+    vsub(&r, VEC(p, PT_POSITION), VEC(car, CAR_BODY_CENTRE));
+    cross16(&r, &j, &t);
+    vadd(torque, torque, &t);
+    total += share;
+    parts |= part_bits[i];
+  }
+  if (hits == 1) POD_CALL3(FN_DAMAGE_HIT, car, parts, (uint32_t)(one_size >> 2));
+  else POD_CALL3(FN_DAMAGE_HIT, car, parts, (uint32_t)(total >> 2));
+  return 0;
+}
+
+/* 0x416030 body::push_out(eax = car): the body and its points out of the walls, by each point's depth
+ * less what earlier points' pushes already gave along its direction. */
+int32_t body_push_out(uint32_t car, uint32_t edx, uint32_t ebx, uint32_t ecx) {
+  (void)edx, (void)ebx, (void)ecx;
+  vec3 push = {0, 0, 0}, t;
+  for (int i = 0; i < NUM_POINTS; i++) {
+    uint32_t p = car + CAR_POINT(i);
+    int32_t d = I32(p, PT_WALL_DEPTH);
+    if (d <= 0) continue;
+    int32_t left = d - dot16(&push, VEC(p, PT_WALL_DIR));
+    if (left <= 0) continue;
+    scale16(VEC(p, PT_WALL_DIR), left, &t);
+    vadd(&push, &push, &t);
+  }
+  if (push.x == 0 && push.y == 0 && push.z == 0) return 0;
+  vadd(VEC(car, CAR_BODY_CENTRE), VEC(car, CAR_BODY_CENTRE), &push);
+  for (int i = 0; i < NUM_POINTS; i++)
+    vadd(VEC(car, CAR_POINT(i) + PT_POSITION), VEC(car, CAR_POINT(i) + PT_POSITION), &push);
   return 0;
 }

@@ -22,6 +22,7 @@
 #define PT_HEIGHT_VEL 0x98  /* i32: dh/dt, units/s */
 #define PT_SPRING     0x9c  /* i32: spring + damper output, in quarter weights (clamped +-7.63) */
 #define PT_LOAD       0xa0  /* i32: normal force this step */
+#define PT_BOTTOM_OUT 0xa4  /* i32 (wheels): what the travel could not take this pass (collide::track) */
 #define PT_REST       0xa8  /* i32: the spring's free extension */
 #define PT_HEIGHT_MAX 0xac  /* i32: the most the wheel can hang (droop limit) */
 #define PT_SPRING_K   0xb0  /* i32: spring rate, quarter weights per unit of compression */
@@ -62,6 +63,27 @@
 /* Slice functions standin.h does not name (addresses from src/slice.def / the profile). */
 #define FN_TOUCH_FACE       0x4174f8u  /* eax=point, edx=face, ebx=mesh, ecx=kind */
 #define FN_CHASSIS_SEARCHES 0x417884u  /* eax=car -> eax */
+#define FN_WALL_DEPTH       0x4167ecu  /* eax=point, edx=normal, ebx=depth */
+#define FN_PUSH_FACES       0x4168dcu  /* eax=point, edx=sector, ebx=car */
+#define FN_SECTOR_WALLS     0x416be0u  /* eax=car, edx=sectors, ebx=count */
+#define FN_IMPACTS          0x416284u  /* eax=car, edx=force, ebx=torque */
+#define FN_DAMAGE_HIT       0x420e54u  /* eax=car, edx=parts, ebx=strength (a seam: ret) */
+#define FN_TRAVEL           0x41988cu  /* eax=car */
+#define FN_PUSH_OUT         0x416030u  /* eax=car */
+#define FN_BEACON_TEST      0x41cf2cu  /* eax=driver, edx=move */
+#define FN_STUCK            0x4227bcu  /* eax=car, edx=driver */
+#define FN_UPSIDE_DOWN      0x4159d8u  /* eax=car, edx=driver */
+#define FN_PUT_BACK         0x415730u  /* eax=car, edx=driver */
+#define FN_CAR_RESET        0x41c814u  /* eax=car */
+#define FN_CLEAR_POSE       0x4231b4u  /* eax=car */
+#define FN_PLACE            0x423538u  /* eax=car, edx=point, ebx=heading */
+#define FN_SECTOR_NEAR      0x45ca78u  /* eax=position, edx=hint -> eax */
+#define FN_SECTOR_ANY       0x45ccd8u  /* eax=position -> eax */
+#define FN_PATH_HEADING     0x4abd38u  /* eax=driver, edx=out -> eax */
+#define FN_PATH_NEXT        0x4abae8u  /* eax=link -> eax */
+#define FN_POSE             0x4155b8u  /* eax=car, edx=driver */
+#define FN_WHEEL_ROLL       0x415424u  /* eax=car */
+
 
 /* ---- constants ----------------------------------------------------------------------------- */
 #define GRAVITY        0x9cf5c   /* 9.81 */
@@ -84,6 +106,17 @@
 #define AIR_STEER      0x5a0000  /* F067 */
 #define AIR_SPIN_DECAY 0x38000   /* 3.5 (F065) */
 #define AIR_NOSE_TURN  0x107ae   /* 1.03 (F066) */
+#define WALL_BOUNCE    0x8000    /* every face's bounce (chosen) */
+#define FALL_BELOW     0xa0000   /* 10 (F080) */
+#define IMPACT_SLACK   0x4396    /* 0.264 (F059) */
+#define IMPACT_FRICTION 0x2666   /* 0.15 (F060) */
+#define SPOT_TURN_SPEED 0x10000  /* "nearly stopped": 1 unit/s (chosen, F068) */
+#define SPOT_TURN_RATE 0x20000   /* yaw rate per radian of steering (chosen, F068) */
+#define STUCK_SPEED    0x10000   /* 1 unit/s (chosen, F129) */
+#define STUCK_TIME     0x20000   /* 2 s (F129) */
+#define UPSIDE_DOWN_TIME 640     /* 2.5 s in 1/256 s (F081) */
+#define PI16           205887
+#define TWO_PI16       411774
 
 /* ---- helpers: the arithmetic layer at its POD addresses ------------------------------------ */
 static inline int32_t dot16(const void *a, const void *b) {
@@ -102,14 +135,11 @@ static inline int32_t exp16(int32_t x) { return POD_CALL1(FN_EXP16, (uint32_t)x)
 
 /* qdiv(a, b): div16 that never faults: when |b| > 32 and the quotient would not fit in 32 bits
  * (|a| >= |b| * 2^15) it gives +-0x7fffffff (the sign of a * b) instead of idiv's #DE.
- * port/CHOICES.md, "Car parameters", "qdiv". */
-static inline int32_t qdiv(int32_t a, int32_t b) {
-  if (b < -32 || b > 32) {
-    int64_t aa = a < 0 ? -(int64_t)a : a, bb = b < 0 ? -(int64_t)b : b;
-    if (aa >= (bb << 15)) return ((a < 0) != (b < 0)) ? -0x7fffffff : 0x7fffffff;
-  }
-  return div16(a, b);
-}
+ * port/CHOICES.md, "Car parameters", "qdiv". It is the stand-in's own function at 0x4d5000 (POD divides
+ * inline, with no guard): the guard is the stand-in's, so its branches are not counted as the
+ * calling physics function's. */
+#define FN_QDIV 0x4d5000u  /* eax=a, edx=b -> eax */
+static inline int32_t qdiv(int32_t a, int32_t b) { return POD_CALL2(FN_QDIV, (uint32_t)a, (uint32_t)b); }
 
 static inline int32_t iabs(int32_t v) { return v < 0 ? -v : v; }
 static inline int32_t clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }

@@ -131,7 +131,7 @@ int32_t drive_torque(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) 
     if (thr > 0) {
       t = mul16(mul16(c, thr), ratio);
     } else if (wheels > I32(car, CAR_SHIFT_POINTS + 8)) {
-      t = -mul16(mul16(c, ratio), 0x4000);  /* off the throttle: a quarter, against the gear (F044) */
+      t = -mul16(mul16(c, ratio), 0x40000);  /* off the throttle: by 4, against the gear (F044) */
     }
     if (U32(driver, DRV_FLAGS) & DRV_FLAG_HUMAN) t = mul16(t, HUMAN_TORQUE);  /* F043 */
   }

@@ -75,10 +75,10 @@ void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
   }
 
   /* The catch-up record the driver points at (chosen layout, step.c): keep near the racer ahead on
-   * the grid (racer 0 itself), scale 1, weight 2, no places behind. */
+   * the grid (racer 0 itself; racer 1 the last car, racer 7), scale 1, weight 2, no places behind. */
   uint32_t rec = U32(driver, DRV_CATCHUP);
   if (rec) {
-    I32(rec, 0x0) = racer > 0 ? racer - 1 : 0;
+    I32(rec, 0x0) = racer == 1 ? NUM_RACERS - 1 : racer > 0 ? racer - 1 : 0;
     I32(rec, 0x4) = FX_ONE;
     I32(rec, 0x8) = 2 << 16;
     I32(rec, 0xc) = 0;
@@ -108,4 +108,15 @@ void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
   }
   uint32_t s1 = U32(car, CAR_POINT(1) + PT_SECTOR);
   I32(car, CAR_WHEEL1_SECTOR) = s1 ? (int32_t)(s1 - table) / SECTOR_SIZE : -1;
+}
+
+/* 0x4d5000 math::qdiv(eax = a, edx = b) -> eax: the guarded 16.16 divide (car_params.h). */
+int32_t math_qdiv(uint32_t ua, uint32_t ub, uint32_t ebx, uint32_t ecx) {
+  (void)ebx, (void)ecx;
+  int32_t a = (int32_t)ua, b = (int32_t)ub;
+  if (b < -32 || b > 32) {
+    int64_t aa = a < 0 ? -(int64_t)a : a, bb = b < 0 ? -(int64_t)b : b;
+    if (aa >= (bb << 15)) return ((a < 0) != (b < 0)) ? -0x7fffffff : 0x7fffffff;
+  }
+  return div16(a, b);
 }

@@ -1,5 +1,6 @@
 /* The car step FUN_0041b66c (step::step) with its inline stages (3, 9, 11, 12's clearing, 15, 17,
- * 19, 29, 32), the catch-up (0x422be8) and the skid marks and smoke (0x41a714).
+ * 19, 29, 30's move, 32), the catch-up (0x422be8), the skid marks and smoke (0x41a714), the beacon
+ * test (0x41cf2c) and the stuck timer (0x4227bc).
  * Formulas: port/CHOICES.md, "step::step", "step::catch_up", "step::skid_smoke". */
 #include "car_params.h"
 
@@ -15,6 +16,11 @@
 #define CU_WEIGHT 0x8  /* i32 16.16 */
 #define CU_PLACE  0xc  /* i32 places behind first */
 
+/* The path value at a driver's tracker: its link's value for its point. */
+static int32_t path_value(uint32_t driver) {
+  return I32(U32(U32(driver, DRV_TRACK_LINK), LINK_VALUES), 4u * (uint32_t)I32(driver, DRV_TRACK_POINT));
+}
+
 /* 0x422be8 step::catch_up(eax = car, edx = driver): a computer car's time scale; scales the
  * frame-time block's dt in place. */
 int32_t catch_up(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
@@ -25,6 +31,12 @@ int32_t catch_up(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
   vec3 gap;
   vsub(&gap, VEC(target, CAR_BODY_CENTRE), VEC(car, CAR_BODY_CENTRE));
   int32_t d = dot16(&gap, VEC(car, CAR_FORWARD));  /* > 0: the target is ahead */
+  /* along the race paths: the link values at the trackers, straight within 50 (F123) */
+  uint32_t other = DRIVER(I32(rec, CU_TARGET));
+  if (U32(POD_PATHS, 0) != 0 && U32(driver, DRV_TRACK_LINK) != 0 && U32(other, DRV_TRACK_LINK) != 0) {
+    int32_t along = path_value(other) - path_value(driver);
+    if (iabs(along) >= CATCHUP_NEAR) d = along;
+  }
   int32_t scale = I32(rec, CU_SCALE);
   int32_t step = qdiv(CATCHUP_STEP, I32(rec, CU_WEIGHT));
   scale += d > 0 ? step : -step;
@@ -59,8 +71,41 @@ static int32_t toward(int32_t v, int32_t target, int32_t step) {
   return v - step < target ? target : v - step;
 }
 
+/* 0x41cf2c race::beacon_test(eax = driver, edx = move): the racer's next beacon passed when the
+ * chassis point's move (before, after) crosses its plane forwards. */
+int32_t race_beacon_test(uint32_t driver, uint32_t move, uint32_t ebx, uint32_t ecx) {
+  (void)ebx, (void)ecx;
+  int32_t count = I32(POD_RACE_BLOCK, RACE_BEACON_COUNT);  /* none: beacon 0 is zero, never crossed */
+  uint32_t rec = POD_RACE_BLOCK + RACE_RECORDS + (uint32_t)I32(driver, DRV_RACER) * RACE_RECORD_SIZE;
+  int32_t k = I32(rec, REC_NEXT_BEACON);
+  uint32_t b = POD_RACE_BLOCK + RACE_BEACONS + (uint32_t)k * BEACON_SIZE;
+  vec3 d;
+  vsub(&d, PTR(move), VEC(b, 0));
+  if (dot16(&d, VEC(b, 12)) >= 0) return 0;
+  vsub(&d, PTR(move + 12), VEC(b, 0));
+  if (dot16(&d, VEC(b, 12)) < 0) return 0;
+  I32(rec, REC_NEXT_BEACON) = k + 1 == count ? 0 : k + 1;
+  I32(rec, REC_BEACONS_PASSED) += 1;
+  return 0;
+}
+
+/* 0x4227bc step::stuck(eax = car, edx = driver): a computer car held under 1 unit/s with the throttle
+ * on counts driver +0x7c up; after 2 s it sets -2 s, which the controller counts back up while it
+ * reverses (F129). */
+int32_t step_stuck(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
+  (void)ebx, (void)ecx;
+  if (!(U8(driver, DRV_FLAGS) & DRV_FLAG_COMPUTER)) return 0;
+  int32_t t = I32(driver, DRV_STUCK);
+  if (t < 0) return 0;
+  if (length16(VEC(car, CAR_VELOCITY)) < STUCK_SPEED && I32(car, CAR_THROTTLE) != 0) t += I32(POD_FRAME, FRAME_DT);
+  else t = 0;
+  if (t > STUCK_TIME) t = -STUCK_TIME;
+  I32(driver, DRV_STUCK) = t;
+  return 0;
+}
+
 /* 0x41b66c step::step(eax = car, edx = driver) -> eax: the car step, in 000's order. Returns the
- * length of the chassis point's move (F036: "the step returns the chassis point's move"). */
+ * address of the chassis point's move, its position before and after the step (F036). */
 int32_t step_step(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   vec3 *forces = physics_step_forces;
@@ -163,7 +208,7 @@ int32_t step_step(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
     scale16(&tang, k, &tang);
     vadd(&forces[i], &n, &tang);
   }
-  /* 20 (21 later): the body */
+  /* 20 (with 21, the wall impacts, inside it): the body */
   POD_CALL2(FN_INTEGRATE, car, ADDR(forces));
   /* 22, 23, 24, 25, 26 */
   POD_CALL1(FN_SUBSTEPS, car);
@@ -171,7 +216,10 @@ int32_t step_step(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
   POD_CALL2(FN_TRACK, car, driver);
   POD_CALL2(FN_WHEEL_SPIN, car, driver);
   POD_CALL1(FN_SKID_SMOKE, car);
-  /* 27, 28 later. 29: touching counters (F018) */
+  /* 27: travel limits, 28: out of the walls */
+  POD_CALL1(FN_TRAVEL, car);
+  POD_CALL1(FN_PUSH_OUT, car);
+  /* 29: touching counters (F018) */
   for (int i = 0; i < NUM_POINTS; i++) {
     uint32_t p = car + CAR_POINT(i);
     int32_t c = I32(p, PT_TOUCH_COUNT);
@@ -179,7 +227,14 @@ int32_t step_step(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
     else c = c < 0 ? (c > -16 ? c - 1 : -16) : -1;
     I32(p, PT_TOUCH_COUNT) = c;
   }
-  /* 30, 31 later. 32: sound state and slots */
+  /* 30: the chassis point's move, the beacon test (F036) */
+  vec3 *move = PTR(POD_CHASSIS_MOVE);
+  move[0] = chassis_before;
+  move[1] = *VEC(car, CAR_CHASSIS + PT_POSITION);
+  POD_CALL2(FN_BEACON_TEST, driver, POD_CHASSIS_MOVE);
+  /* 31: the stuck timer */
+  POD_CALL2(FN_STUCK, car, driver);
+  /* 32: sound state and slots */
   uint8_t old = U8(car, CAR_SOUND_STATE);
   uint8_t st = old & 0x60;  /* car contact and crash belong to later stages */
   int skid = 0, wheels_down = 0;
@@ -199,8 +254,5 @@ int32_t step_step(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
   U8(car, CAR_SOUND_STATE) = st;
   if (counter == 1) POD_CALL2(FN_SOUND, car, 1);                /* a skid starts: slot 1 */
   if ((old & 0x08) && !(st & 0x08)) POD_CALL2(FN_SOUND, car, 2); /* landing: slot 2 */
-
-  vec3 move;
-  vsub(&move, VEC(car, CAR_CHASSIS + PT_POSITION), &chassis_before);
-  return length16(&move);
+  return (int32_t)POD_CHASSIS_MOVE;
 }

@@ -1,5 +1,5 @@
 /* The suspension: suspension::springs (0x4194c8), suspension::substeps (0x419564),
- * suspension::place_points (0x419680). Formulas: port/CHOICES.md, one section each. */
+ * suspension::place_points (0x419680), suspension::travel (0x41988c). Formulas: port/CHOICES.md, one section each. */
 #include "car_params.h"
 
 #define DROOP_ACCEL (40 << 16)   /* a free wheel's droop acceleration, units/s^2 (chosen, G10) */
@@ -66,6 +66,35 @@ int32_t suspension_place_points(uint32_t car, uint32_t edx, uint32_t ebx, uint32
     vadd(VEC(p, PT_POSITION), centre, &r);
     cross16(&w, &r, &t);
     vadd(VEC(p, PT_VELOCITY), VEC(car, CAR_VELOCITY), &t);
+  }
+  return 0;
+}
+
+/* 0x41988c suspension::travel(eax = car): each wheel's travel held to its limits; a touching wheel
+ * that bottomed out (collide::track's +0xa4) pushes the body up along its up axis, and the body's
+ * speed into the ground along up is taken away. */
+int32_t suspension_travel(uint32_t car, uint32_t edx, uint32_t ebx, uint32_t ecx) {
+  (void)edx, (void)ebx, (void)ecx;
+  int32_t most = 0;
+  for (int i = 0; i < NUM_WHEELS; i++) {
+    uint32_t p = car + CAR_POINT(i);
+    int32_t h = I32(p, PT_HEIGHT);
+    if (h < 0) I32(p, PT_HEIGHT) = 0;
+    else if (h > I32(p, PT_HEIGHT_MAX)) I32(p, PT_HEIGHT) = I32(p, PT_HEIGHT_MAX);
+    if (U8(p, PT_TOUCHING) && I32(p, PT_BOTTOM_OUT) > most) most = I32(p, PT_BOTTOM_OUT);
+  }
+  if (most <= 0) return 0;
+  const vec3 *up = VEC(car, CAR_UP);
+  vec3 push;
+  scale16(up, most, &push);
+  vadd(VEC(car, CAR_BODY_CENTRE), VEC(car, CAR_BODY_CENTRE), &push);
+  for (int i = 0; i < NUM_POINTS; i++)
+    vadd(VEC(car, CAR_POINT(i) + PT_POSITION), VEC(car, CAR_POINT(i) + PT_POSITION), &push);
+  int32_t vu = dot16(VEC(car, CAR_VELOCITY), up);
+  if (vu < 0) {
+    vec3 t;
+    scale16(up, vu, &t);
+    vsub(VEC(car, CAR_VELOCITY), VEC(car, CAR_VELOCITY), &t);
   }
   return 0;
 }

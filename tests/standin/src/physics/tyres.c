@@ -58,10 +58,7 @@ int32_t tyres_tyres(uint32_t car, uint32_t forces, uint32_t ebx, uint32_t ecx) {
       int32_t ratio = qdiv(dot16(VEC(p, PT_VELOCITY), VEC(p, PT_AXIS_AXLE)), speed);  /* F051 */
       STALE_SLOT(car) = (uint32_t)ratio;
       slip = (uint32_t)ratio;
-      side_limit = mul16(mul16(mul16(slip_curve(uabs(ratio)), quarter), I32(p, PT_SIDE_GRIP)), surface);
-      /* never more than the slow limit, load x traction x surface: an unloaded wheel holds nothing */
-      int32_t held = mul16(mul16(I32(p, PT_LOAD), I32(p, PT_TRACTION)), surface);
-      if (side_limit > held) side_limit = held;
+      side_limit = mul16(slip_curve(uabs(ratio)), quarter);  /* scaled by a quarter of the weight (F053) */
     }
     int32_t roll_limit = mul16(mul16(quarter, I32(p, PT_SIDE_GRIP)), surface);  /* F054 */
     int32_t circle = mul16(roll_limit >> 8, side_limit);
