@@ -23,6 +23,14 @@ struct FactsCollide : ::testing::Test {
   void SetUp() override { w.set_dt(0x1000); }
   void place_wheel(int i, const Vec3& pos) { car.point(i).set(Point::position, pos); }
   bool touching(int i) { return car.point(i).get(Point::touching) != 0; }
+  // Wheels 1..3 far above the track, so that wheel 0 is alone (no free-wheel test, F077).
+  void lift_others() {
+    for (int i = 1; i < 4; ++i) {
+      car.point(i).set(Point::position, Vec3{0, 0, 500 << 16});
+      car.point(i).set(Point::touching, std::uint8_t{0});
+      car.point(i).set(Point::face_mesh, 0);
+    }
+  }
 };
 
 // F071: a point over a quad is tested by the side of its A–C diagonal: 1 over a b c, 2 over c d a.
@@ -93,6 +101,7 @@ TEST_F(FactsCollide, F073_FloorOffTheUpAxisDoesNotTouch) {
 
 // F069: a point that touched a face re-tests that face first (found even with no sector to search).
 TEST_F(FactsCollide, F069_LastFaceFirst) {
+  lift_others();
   place_wheel(0, Vec3{1 << 16, 1 << 16, car.point(0).get(Point::radius)});
   pod::collide::track(w.m, car.addr(), w.driver(0).addr());
   ASSERT_TRUE(touching(0));
@@ -109,6 +118,7 @@ TEST_F(FactsCollide, F069_LastFaceFirst) {
 // F070: every fourth call the search covers every sector, not only the point's and its neighbours.
 TEST_F(FactsCollide, F070_EveryFourthCallSearchesAllSectors) {
   // Wheel 0 over sector 2, its sector set to 0 (not a neighbour of 2... 0's neighbour is 1 only).
+  lift_others();
   car.set(Car::track_calls, 0);
   int found_at = 0;
   for (int call = 1; call <= 4; ++call) {
