@@ -31,7 +31,7 @@ Vec3 normalise(Memory& m, Vec3 v) {
 }  // namespace
 
 // FUN_00416284
-void impacts(Memory& m, GuestAddr car, Vec3& force, Vec3& torque, std::vector<Impact>* calls) {
+int impacts(Memory& m, GuestAddr car, Vec3& force, Vec3& torque, std::vector<Impact>* calls) {
   const Car c(m, car);
   for (int i = 0; i < Car::kPoints; ++i) c.point(i).set(Point::impulse, Vec3{});
   // The closing speed past the allowance, when the point is pushed into a wall (> 0: hit).
@@ -43,7 +43,7 @@ void impacts(Memory& m, GuestAddr car, Vec3& force, Vec3& torque, std::vector<Im
   for (int i = 0; i < Car::kPoints; ++i) {
     if (closing(c.point(i)) > 0) ++hits;
   }
-  if (hits == 0) return;
+  if (hits == 0) return 0;
   std::uint32_t parts = 0;
   Fixed shares = 0;
   for (int i = 0; i < Car::kPoints; ++i) {
@@ -73,6 +73,7 @@ void impacts(Memory& m, GuestAddr car, Vec3& force, Vec3& torque, std::vector<Im
     if (hits == 1 && calls != nullptr) calls->push_back(Impact{kImpactParts[i], size >> 2});  // F099
   }
   if (hits >= 2 && calls != nullptr) calls->push_back(Impact{parts, shares >> 2});
+  return hits;
 }
 
 // FUN_00416030

@@ -1,6 +1,8 @@
 // Stage 24: track contact (ground faces, free wheels, walls, the fall test).
 #include "pod/collide.hpp"
 
+#include <algorithm>
+
 #include "common.hpp"
 #include "pod/putback.hpp"
 
@@ -258,21 +260,22 @@ void push_faces(Memory& m, GuestAddr point, GuestAddr sector, GuestAddr car) {
   }
 }
 
-// FUN_00416be0
-void sector_walls(Memory& m, GuestAddr car) {
+namespace {
+// push_faces for each sector of the list and each point 0..4.
+void walls_of(Memory& m, GuestAddr car, const GuestAddr* sectors, int count) {
   const Car c(m, car);
-  GuestAddr found[Car::kPoints];
-  int n = 0;
-  for (int i = 0; i < Car::kPoints; ++i) {
-    const GuestAddr s = c.point(i).get(Point::sector);
-    if (s == 0) continue;
-    bool seen = false;
-    for (int k = 0; k < n; ++k) seen = seen || found[k] == s;
-    if (!seen) found[n++] = s;
+  for (int k = 0; k < count; ++k) {
+    for (int i = 0; i < Car::kPoints; ++i) push_faces(m, c.point(i).addr(), sectors[k], car);
   }
-  for (int k = 0; k < n; ++k) {
-    for (int i = 0; i < Car::kPoints; ++i) push_faces(m, c.point(i).addr(), found[k], car);
-  }
+}
+}  // namespace
+
+// FUN_00416be0
+void sector_walls(Memory& m, GuestAddr car, GuestAddr sectors, std::int32_t count) {
+  GuestAddr list[Car::kPoints];
+  const int n = std::clamp(count, 0, Car::kPoints);
+  for (int k = 0; k < n; ++k) list[k] = m.u32(sectors + 4u * static_cast<std::uint32_t>(k));
+  walls_of(m, car, list, n);
 }
 
 // FUN_00417988
@@ -367,8 +370,18 @@ bool track(Memory& m, GuestAddr car, GuestAddr driver) {
     if (i == Car::kChassis) continue;  // its depth and bounce come from push_faces (F074)
     settle_wheel(m, c, p, hit.e);
   }
-  free_wheels(m, c);     // F077
-  sector_walls(m, car);  // F076
+  free_wheels(m, c);  // F077
+  // The walls of the sectors found (F076): each distinct sector of points 0..4, in point order.
+  GuestAddr found[Car::kPoints];
+  int n = 0;
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const GuestAddr s = c.point(i).get(Point::sector);
+    if (s == 0) continue;
+    bool seen = false;
+    for (int k = 0; k < n; ++k) seen = seen || found[k] == s;
+    if (!seen) found[n++] = s;
+  }
+  walls_of(m, car, found, n);
   const GuestAddr s1 = c.point(1).get(Point::sector);
   c.set(Car::wheel1_sector_number,
         s1 != 0 ? static_cast<std::int32_t>(s1 - m.u32(addr::kSectorTable)) / static_cast<std::int32_t>(Sector::kSize) : -1);

@@ -124,6 +124,10 @@ TEST_F(FactsStep, F032_SlopeHoldUnderTenUnitsPerSecond) {
   // under 10 units/s only (air drag at 5 and 15 units/s is tiny by comparison).
   EXPECT_LT(slow.x, -(20 << 16));
   EXPECT_GT(fast.x, -(5 << 16));
+  // The threshold itself: at 10 − 1/256 units/s the car is held, at exactly 10 it is not (the speed
+  // is length16 of the velocity, exact for these).
+  EXPECT_LT(drift(10.0 - 1.0 / 256).x, -(20 << 16));
+  EXPECT_GT(drift(10.0).x, -(5 << 16));
 }
 
 // F036: the step returns the chassis point's move: its two ends, where it was when the step began

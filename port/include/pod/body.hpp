@@ -49,8 +49,9 @@ struct Impact {
 /// axes): every point's impulse +0x84 cleared, then each point pushed into a wall (+0xc0 > 0) and
 /// closing on it faster than 0.264 takes (−v·n − 0.264) × mass / dt × its bounce along the wall's
 /// direction, shared among the points hit (halved for two); a single point also friction up to 0.15
-/// of it (F059, F060). The impulses join the force and torque sums; `impacts` gets the damage calls.
-void impacts(Memory& m, GuestAddr car, Vec3& force, Vec3& torque, std::vector<Impact>* calls = nullptr);
+/// of it (F059, F060). The impulses join the force and torque sums; `calls` gets the damage calls.
+/// Returns the number of points hit.
+int impacts(Memory& m, GuestAddr car, Vec3& force, Vec3& torque, std::vector<Impact>* calls = nullptr);
 
 /// FUN_00416030 — out of the walls (stage 28): the points' wall pushes combined (each only by what
 /// the ones before did not already cover) move the body and its points.

@@ -2,6 +2,8 @@
 // free wheels on the touching wheels' planes, the walls of the sectors found, the fall test.
 #pragma once
 
+#include <cstdint>
+
 #include "pod/memory.hpp"
 #include "pod/types.hpp"
 
@@ -45,9 +47,10 @@ void wall_depth(Memory& m, GuestAddr point, GuestAddr normal, Fixed depth);
 /// grown by the lift factor +0x3c, F024) gives wall_depth.
 void push_faces(Memory& m, GuestAddr point, GuestAddr sector, GuestAddr car);
 
-/// FUN_00416be0 — the walls of every sector the points found (eax = car): each distinct sector of
-/// points 0..4 in point order, push_faces for each point (F076).
-void sector_walls(Memory& m, GuestAddr car);
+/// FUN_00416be0 — the walls of the sectors found (eax = car, edx = a list of sector addresses, ebx =
+/// their number; the track pass gives each distinct sector of points 0..4 in point order, F076):
+/// push_faces for each sector and each point. At most five sectors are read.
+void sector_walls(Memory& m, GuestAddr car, GuestAddr sectors, std::int32_t count);
 
 /// FUN_00417988 — the track pass (eax = car, edx = driver): each point re-tests last step's face
 /// (F069), else searches its sector and neighbours, or every sector each fourth call (F070), for the
