@@ -1,7 +1,7 @@
 // Stage 24: track contact (ground faces, free wheels, walls, the fall test).
 #include "pod/collide.hpp"
 
-#include <algorithm>
+#include <vector>
 
 #include "common.hpp"
 #include "pod/putback.hpp"
@@ -17,7 +17,7 @@ Vec3 vertex(Memory& m, GuestAddr mesh, std::uint32_t n) {
 }
 
 // A face's corner vertices, each loaded (its u16 number, then the vertex) the first time an
-// edge needs it: the original reads only the corners its tests reach (CHOICES "Replay findings" R2).
+// edge needs it: the original reads only the corners its tests reach (CHOICES "Reads").
 class Corners {
  public:
   Corners(Memory& m, GuestAddr mesh, GuestAddr numbers) : m_(m), mesh_(mesh), numbers_(numbers) {}
@@ -272,10 +272,9 @@ void walls_of(Memory& m, GuestAddr car, const GuestAddr* sectors, int count) {
 
 // FUN_00416be0
 void sector_walls(Memory& m, GuestAddr car, GuestAddr sectors, std::int32_t count) {
-  GuestAddr list[Car::kPoints];
-  const int n = std::clamp(count, 0, Car::kPoints);
-  for (int k = 0; k < n; ++k) list[k] = m.u32(sectors + 4u * static_cast<std::uint32_t>(k));
-  walls_of(m, car, list, n);
+  std::vector<GuestAddr> list;
+  for (std::int32_t k = 0; k < count; ++k) list.push_back(m.u32(sectors + 4u * static_cast<std::uint32_t>(k)));
+  walls_of(m, car, list.data(), static_cast<int>(list.size()));
 }
 
 // FUN_00417988

@@ -2,6 +2,7 @@
 // F027, F032, F036, F123..F128), and a whole drive on a flat track.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -196,6 +197,39 @@ struct FactsCatchUp : ::testing::Test {
     return w.m.i32(rec + 4);
   }
 };
+
+// F123: with race paths the distance is the difference of the path values at the two drivers'
+// trackers; within 50 it is taken straight. The straight distance and the path's disagree here: the
+// target is 100 ahead along the path but 10 behind in a straight line.
+TEST_F(FactsCatchUp, F123_DistanceAlongThePathsStraightWithinFifty) {
+  const pod::GuestAddr values = w.alloc(16);
+  w.m.put_i32(values + 0, 0);
+  w.m.put_i32(values + 4, 100 << 16);
+  w.m.put_i32(values + 8, 130 << 16);
+  const pod::GuestAddr link = w.alloc(0x1c);
+  w.m.put_u32(link + 0x14, values);
+  w.m.put_u32(pod::addr::kRacePaths, link);
+  driver.set(Driver::tracker_link, link);
+  driver.set(Driver::tracker_point, 0);
+  const Driver them = w.driver(0);
+  them.set(Driver::tracker_link, link);
+  them.set(Driver::tracker_point, 1);
+  w.m.put_i32(rec + 4, 0xf000);
+  EXPECT_EQ(run(-10.0), 0xf000 + 800) << "100 ahead along the path: faster";
+  // 30 apart along the path (within 50): the straight distance, 10 behind, decides.
+  driver.set(Driver::tracker_point, 1);
+  them.set(Driver::tracker_point, 2);
+  w.m.put_i32(rec + 4, 0xf000);
+  const pod::Fixed within = run(-10.0);
+  const pod::Fixed expect = ((0xf000 - 800) + 0x10000 + static_cast<pod::Fixed>((std::int64_t{-(10 << 16)} * 65536) / 0x320000)) >> 1;
+  EXPECT_EQ(within, std::clamp(expect, 0xe666, 0x1020c));
+  // No paths: straight, whatever the trackers say.
+  w.m.put_u32(pod::addr::kRacePaths, 0);
+  driver.set(Driver::tracker_point, 0);
+  them.set(Driver::tracker_point, 1);
+  w.m.put_i32(rec + 4, 0xf000);
+  EXPECT_LT(run(-100.0), 0xf000) << "100 behind in a straight line: slower";
+}
 
 // F124, F126: the scale moves by 800 / weight towards the target's place, between base + 0.90 and
 // base + 1.008; the frame time is multiplied by it.

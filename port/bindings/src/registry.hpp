@@ -15,8 +15,8 @@ using Body = std::function<Returned(pod::Memory&, const Case&)>;
 
 /// A word of the original's own stack frame the port is handed (the stale slip-ratio slot): given
 /// a case, its address (an empty FrameWord: none). The port's writes to those 4 bytes are the callee's
-/// frame, below the case's entry esp, and are not compared, as the original's are not (design.md
-/// "Case semantics"); every other port write is.
+/// frame, below the case's entry esp, and are not compared, as the original's are not (a case
+/// compares only what lies at or above its entry esp); every other port write is.
 using FrameWord = std::function<GuestAddr(const Case&)>;
 
 lockstep::cases::Binding make(GuestAddr address, std::string name, Body body, FrameWord frame_word = {});

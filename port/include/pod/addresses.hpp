@@ -1,6 +1,6 @@
 // The original's (WINPOD.EXE's) data addresses the port reads and writes, each with the document
-// and inventory id it comes from (seeds/000 = the physics page, 002 = the track world, 003 = the main
-// loop; ids from docs/inventory.md). A bracketed name in a comment ("[0x4ed434]") means the word at
+// and inventory id it comes from (000 = the physics document, 002 = the track-world document, 003 =
+// the main-loop document; F/G/C/A ids are the inventory's, explained in port/CHOICES.md). A bracketed name in a comment ("[0x4ed434]") means the word at
 // that address holds a pointer, as the documents bracket it. Values the documents do not give are
 // marked "chosen" and come from port/CHOICES.md.
 #pragma once
@@ -37,7 +37,7 @@ inline constexpr GuestAddr kCatchUpTargetFn = 0x4f984c;
 /// The chassis search's call counter: the chassis point searches every 17th call (000; F075).
 inline constexpr GuestAddr kChassisSearchCounter = 0x4f3310;
 /// The car step's force array: 6 vec3, the five points' forces then the outside force (chosen,
-/// CHOICES "Data blocks", pinned for the port's Q1: the original keeps it in a static block).
+/// CHOICES "Data blocks": the original keeps it in a static block, which a replay compares).
 inline constexpr GuestAddr kStepForces = 0x4f3320;
 inline constexpr std::uint32_t kStepForcesSize = 0x48;
 /// Where the car step leaves the chassis point's move for the beacon test and its caller: two vec3,

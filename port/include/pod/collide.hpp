@@ -49,7 +49,7 @@ void push_faces(Memory& m, GuestAddr point, GuestAddr sector, GuestAddr car);
 
 /// FUN_00416be0 — the walls of the sectors found (eax = car, edx = a list of sector addresses, ebx =
 /// their number; the track pass gives each distinct sector of points 0..4 in point order, F076):
-/// push_faces for each sector and each point. At most five sectors are read.
+/// push_faces for each sector and each point.
 void sector_walls(Memory& m, GuestAddr car, GuestAddr sectors, std::int32_t count);
 
 /// FUN_00417988 — the track pass (eax = car, edx = driver): each point re-tests last step's face

@@ -1,5 +1,5 @@
 // Typed views of the original's records, at their guest addresses, with every offset the documents
-// name (seeds/000 "The race car", seeds/002 "The track world"; inventory section 3). A view is an
+// name (the physics document's "The race car", the track-world document; the inventory's layouts 3.x). A view is an
 // address and a Memory; reading a field is one load through Memory, so the replay sees exactly the
 // original's accesses. Pointers inside records stay 32-bit guest addresses.
 //
@@ -213,7 +213,7 @@ class Driver : public RecordView {
   static constexpr Field<std::uint32_t> input{0x34};    // input bits, low 16 bits used (F027; A04)
   static constexpr Field<std::uint32_t> flags{0x38};    // bit 0 human, bit 1 computer car (F151)
   static constexpr Field<std::uint8_t> flags_low{0x38}; // its low byte, as the step's tests load it
-                                                        // (CHOICES "Replay findings" R1)
+                                                        // (CHOICES "Reads")
   static constexpr Field<std::int32_t> steering{0x40};  // chosen (CHOICES "Records")
   static constexpr Field<std::int32_t> throttle{0x44};  // chosen
   static constexpr Field<std::int32_t> brake{0x48};     // chosen

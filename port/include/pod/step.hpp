@@ -47,8 +47,8 @@ struct Scratch {
   /// The C library block rand() keeps its seed in (the original's comes from the getter at
   /// [0x4ed728], the game thread's own): smoke_emit's draws. Must be mapped (0x40 bytes).
   GuestAddr thread_block = addr::kThreadBlockDefault;
-  /// The force array, 0x48 bytes at 0x4f3320 (chosen, port/CHOICES.md "Data blocks", answer A1 to
-  /// the port's Q1): a replay of a whole 0x41b66c case compares these bytes.
+  /// The force array, 0x48 bytes at 0x4f3320 (chosen, port/CHOICES.md "Data blocks"): a replay of
+  /// a whole 0x41b66c case compares these bytes.
   GuestAddr forces = addr::kStepForces;
   /// The slip ratio's word. The original's is on its stack (forces::grip's and tyres::tyres' entry
   /// esp − 0x400), below the car step's entry esp, so a replay does not compare it: a binding passes
