@@ -257,4 +257,24 @@ TEST_F(FactsCollide, FaceAndBoundsTestsReadOnlyWhatTheyCompare) {
   EXPECT_FALSE(rec.read_in(sector(1) + 0x14, sector(1) + 0x28)) << "nothing after the failing low x";
 }
 
+// The pass loads a point's position and radius only where a test needs them (CHOICES "Reads"): with
+// no face to re-test and no sector to search (and so no walls), it reads neither, for any point.
+TEST_F(FactsCollide, ReadsNoPositionOrRadiusItDoesNotTest) {
+  for (int i = 0; i < Car::kPoints; ++i) {
+    car.point(i).set(Point::sector, 0);
+    car.point(i).set(Point::face_mesh, 0);
+    car.point(i).set(Point::touching, std::uint8_t{0});
+  }
+  car.set(Car::track_calls, 0);  // the first call: not a full search
+  podtest::RecordingMemory rec(w.m);
+  pod::collide::track(rec, car.addr(), w.driver(0).addr());
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const Point p = car.point(i);
+    for (pod::GuestAddr a = p.addr(Point::position); a < p.addr(Point::position) + 12; ++a)
+      EXPECT_EQ(rec.reads.count(a), 0u) << "point " << i << " position";
+    for (pod::GuestAddr a = p.addr(Point::radius); a < p.addr(Point::radius) + 4; ++a)
+      EXPECT_EQ(rec.reads.count(a), 0u) << "point " << i << " radius";
+  }
+}
+
 }  // namespace
