@@ -328,7 +328,7 @@ bool track(Memory& m, GuestAddr car, GuestAddr driver) {
     if (!found) {
       GuestAddr first_holding = 0;
       const auto try_sector = [&](GuestAddr s) {
-        if (!putback::within_bounds(m, s, p.get(Point::position))) return false;
+        if (!putback::within_bounds(m, s, p.addr(Point::position))) return false;
         if (first_holding == 0) first_holding = s;
         if (search(m, p, s, hit)) {
           sector = s;

@@ -10,19 +10,7 @@ namespace pod::putback {
 using namespace pod::detail;
 using math::mul16;
 
-bool within_bounds(Memory& m, GuestAddr sector, const Vec3& p) {
-  const GuestAddr lo = sector + Sector::bounds_low.offset;
-  const GuestAddr hi = sector + Sector::bounds_high.offset;
-  for (std::uint32_t k = 0; k < 3; ++k) {
-    if (m.i32(lo + 4 * k) > p[static_cast<int>(k)]) return false;
-    if (p[static_cast<int>(k)] > m.i32(hi + 4 * k)) return false;
-  }
-  return true;
-}
-
-namespace {
-// within_bounds with the position in memory, each of its words loaded when compared (CHOICES "Reads").
-bool holds(Memory& m, GuestAddr sector, GuestAddr position) {
+bool within_bounds(Memory& m, GuestAddr sector, GuestAddr position) {
   const GuestAddr lo = sector + Sector::bounds_low.offset;
   const GuestAddr hi = sector + Sector::bounds_high.offset;
   for (std::uint32_t k = 0; k < 3; ++k) {
@@ -31,7 +19,6 @@ bool holds(Memory& m, GuestAddr sector, GuestAddr position) {
   }
   return true;
 }
-}  // namespace
 
 // FUN_0045ccd8
 GuestAddr sector_any(Memory& m, GuestAddr position) {
@@ -40,7 +27,7 @@ GuestAddr sector_any(Memory& m, GuestAddr position) {
   for (std::int32_t i = 0; i < count; ++i) {
     const GuestAddr s = table + Sector::kSize * static_cast<std::uint32_t>(i);
     if (Sector(m, s).get(Sector::neighbour_count) < 0) continue;  // out of play (F079)
-    if (holds(m, s, position)) return s;
+    if (within_bounds(m, s, position)) return s;
   }
   return table;  // none holds it: the first sector
 }
@@ -48,14 +35,14 @@ GuestAddr sector_any(Memory& m, GuestAddr position) {
 // FUN_0045ca78
 GuestAddr sector_near(Memory& m, GuestAddr position, GuestAddr hint) {
   if (hint != 0) {
-    if (holds(m, hint, position)) return hint;
+    if (within_bounds(m, hint, position)) return hint;
     const Sector h(m, hint);
     const std::int32_t count = h.get(Sector::neighbour_count);
     GuestAddr list = 0;
     for (std::int32_t j = 0; j < count; ++j) {
       if (j == 0) list = h.get(Sector::neighbours);
       const GuestAddr s = m.u32(list + 4u * static_cast<std::uint32_t>(j));
-      if (holds(m, s, position)) return s;
+      if (within_bounds(m, s, position)) return s;
     }
   }
   return sector_any(m, position);

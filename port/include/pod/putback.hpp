@@ -47,9 +47,10 @@ GuestAddr sector_near(Memory& m, GuestAddr position, GuestAddr hint);
 /// in table order; none: the first sector.
 GuestAddr sector_any(Memory& m, GuestAddr position);
 
-/// True when the sector's bounds hold the position: lo.x <= p.x, p.x <= hi.x, lo.y <= p.y, ... in
-/// that order, each word read when compared, stopping at the first false.
-bool within_bounds(Memory& m, GuestAddr sector, const Vec3& p);
+/// True when the sector's bounds hold the position (at `position`): lo.x <= p.x, p.x <= hi.x,
+/// lo.y <= p.y, ... in that order, each word (the bounds' and the position's) read when compared,
+/// stopping at the first false.
+bool within_bounds(Memory& m, GuestAddr sector, GuestAddr position);
 
 }  // namespace pod::putback
 
