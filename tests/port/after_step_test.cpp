@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "pod/putback.hpp"
+#include "pod/race.hpp"
 #include "pod/step.hpp"
 #include "pod/tables.hpp"
 #include "world.hpp"
@@ -174,6 +175,36 @@ TEST(Rand, LinearCongruentialOnTheThreadBlocksSeed) {
   const std::uint32_t s1 = 1u * 1103515245u + 12345u;
   EXPECT_EQ(pod::step::rand(w.m, block), static_cast<std::int32_t>((s1 >> 16) & 0x7fff));
   EXPECT_EQ(w.m.u32(block + 0x10), s1);
+}
+
+// F036: the beacon test gets the chassis point's move, both its ends: a move from behind the next
+// beacon's plane to on or past it passes the beacon (the beacons' layout is the stand-in's, chosen).
+TEST_F(FactsAfterStep, F036_BeaconTestUsesTheMovesTwoEnds) {
+  const pod::GuestAddr block = pod::addr::kRaceBlock;
+  w.m.put_i32(block + pod::race::kBeaconCount, 2);
+  w.m.put_vec3(block + pod::race::kBeacons, Vec3{10 << 16, 0, 0});             // beacon 0 at x = 10,
+  w.m.put_vec3(block + pod::race::kBeacons + 12, Vec3{0x10000, 0, 0});         //   facing +x
+  driver.set(Driver::racer, 1);
+  const pod::GuestAddr record = block + pod::RaceBlock::record(1);
+  const pod::GuestAddr move = w.alloc(24);
+  const auto pass = [&](double from, double to) {
+    w.m.put_vec3(move, Vec3{World::fx(from), 0, 0});
+    w.m.put_vec3(move + 12, Vec3{World::fx(to), 0, 0});
+    pod::race::beacon_test(w.m, driver.addr(), move);
+    return w.m.i32(record + pod::race::kBeaconsPassed);
+  };
+  EXPECT_EQ(pass(8.0, 9.9), 0) << "still behind";
+  EXPECT_EQ(pass(9.9, 10.0), 1) << "onto the plane";
+  EXPECT_EQ(w.m.i32(record + pod::race::kNextBeacon), 1);
+  w.m.put_i32(record + pod::race::kNextBeacon, 0);
+  EXPECT_EQ(pass(10.5, 12.0), 1) << "already past it: no second pass";
+  // The step hands the beacon test its chassis move: a car crossing beacon 0 in one step passes it.
+  w.m.put_i32(record + pod::race::kBeaconsPassed, 0);
+  const double x0 = car.point(Car::kChassis).get(Point::position).x / 65536.0;
+  w.m.put_vec3(block + pod::race::kBeacons, Vec3{World::fx(x0 + 0.05), 0, 0});
+  car.set(Car::velocity, Vec3{10 << 16, 0, 0});
+  pod::step::step_from_controls(w.m, car.addr(), driver.addr());
+  EXPECT_EQ(w.m.i32(record + pod::race::kBeaconsPassed), 1);
 }
 
 }  // namespace
