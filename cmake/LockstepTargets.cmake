@@ -1,6 +1,6 @@
-# Per-target settings: no global flags, no global include directories (see style.md).
+# Per-target settings: no global flags, no global include directories.
 
-# lockstep_target_defaults(<target>): C++20, warnings (errors when top-level), sanitizers.
+# lockstep_target_defaults(<target>): C++20, warnings (errors with LOCKSTEP_WERROR), sanitizers.
 function(lockstep_target_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_compile_options(${target} PRIVATE

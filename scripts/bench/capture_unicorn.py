@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The capture of `lockstep capture`, done through Unicorn's Python binding (python3-unicorn 2.0.1).
 
-scripts/bench-capture times this against the C++ command on the same inputs (issue 5: "capture >= 10x
-faster than the same capture through Unicorn's Python binding"). Standard library + unicorn only.
+scripts/bench-capture times this against the C++ command on the same inputs (the aim: the C++ capture
+at least 10x faster than this). Standard library + unicorn only.
 
     capture_unicorn.py SNAPSHOT STEPLOG --profile P --fn NAME|ADDR ... [--every N] [--max M]
                        [--driver NAME] [--digest FILE] [--no-top-frame]
@@ -35,7 +35,7 @@ harness/docs/snapshot-format.md, capture/docs/state-log.md):
   is an input with the value read (only on snapshot and harness-data pages: the GDT and stub pages are
   ignored); a written byte is an output with its final value; bytes below the frame's entry esp inside
   the stack are stale-stack reads / frame writes; the return-address slot is no input; Unicorn 2.0.1's
-  triple report of a page-crossing read (#1876) is filtered the same way.
+  triple report of a page-crossing read (unicorn-engine/unicorn#1876) is filtered the same way.
 - Nested capture: at a watched function's entry its registers (general + x87) are read, sampling
   decides whether it records (--max per function per run), its return address is read from the stack;
   it returns when its return address starts a block with esp above its entry esp; calls still open
@@ -106,8 +106,8 @@ def load_snapshot(path):
         raise BadInput(f"{path}: not a lockstep snapshot (magic)")
     version, flags, region_count, thread_count, total, info_size, info_stored, info_crc, header_crc = \
         struct.unpack_from("<IIIIQIIII", data, 8)
-    if version != 1 or flags != 0:
-        raise BadInput(f"{path}: version {version} flags {flags}: only version 1 is read")
+    if version not in (1, 2) or flags != 0:
+        raise BadInput(f"{path}: version {version} flags {flags}: only versions 1 and 2 are read")
     if zlib.crc32(data[:44]) != header_crc:
         raise BadInput(f"{path}: header CRC-32 differs")
     stored = data[48:48 + info_stored]
@@ -133,6 +133,8 @@ def load_snapshot(path):
         threads.append(t)
     if not threads:
         raise BadInput(f"{path}: no thread")
+    if version >= 2 and struct.unpack_from("<I", info, off)[0] != 0:
+        raise BadInput(f"{path}: the snapshot has LDT entries; this script builds no LDT")
     regions = []
     pos = 48 + info_stored
     for base, size, prot, data_crc, stored_size, stored_crc in table:
@@ -519,7 +521,7 @@ class Machine:
         recording = self.recording
         if not recording:
             return
-        # Unicorn 2.0.1 reports a page-crossing read three times (#1876): the exact one, then the
+        # Unicorn 2.0.1 reports a page-crossing read three times (unicorn-engine/unicorn#1876): the exact one, then the
         # two aligned loads of its slow path, which would add bytes the instruction never read.
         skip = self.skip
         if skip is not None:

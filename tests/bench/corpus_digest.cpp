@@ -48,7 +48,10 @@ std::string regs_text(const cases::Registers& r) {
   std::string s = fmt::format("{:08x} {:08x} {:08x} {:08x} {:08x} {:08x} {:08x} {:08x} {:08x} {:08x} {:04x} {:04x} {:04x} {:08x}",
                               r.eax, r.ebx, r.ecx, r.edx, r.esi, r.edi, r.ebp, r.esp, r.eip, r.eflags, r.x87.control,
                               r.x87.status, r.x87.tag, r.x87.mxcsr);
-  for (const auto& st : r.x87.st) s += " " + to_hex(st);
+  for (const auto& st : r.x87.st) {
+    s += ' ';
+    s += to_hex(st);
+  }
   return s;
 }
 

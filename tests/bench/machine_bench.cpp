@@ -10,7 +10,7 @@
 //
 // The workload is a 32-bit integer + x87 loop (loads, a 16.16 multiply, stores, fild/fmul/fadd/fstp)
 // laid in a hand-made snapshot. Instruction counts are exact: the loop's instructions (counted by
-// Capstone) times the iterations. Issue 4's target: recording costs at most 40 % of hook-free speed
+// Capstone) times the iterations. The aim: recording costs at most 40 % of hook-free speed
 // (ratio >= 0.60).
 #include <algorithm>
 #include <chrono>

@@ -1,5 +1,5 @@
 // The cases layer: byte sets, the case file (round trip and every malformed-input error), corpora,
-// the replay memory and the comparison rules of design.md's "Case semantics".
+// the replay memory and the comparison rules of "Case semantics" (cases/docs/case-format.md).
 #include <gtest/gtest.h>
 
 #include <cmath>

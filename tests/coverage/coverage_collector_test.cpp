@@ -1,4 +1,4 @@
-// Branch coverage of the original (issue 7), the parts below the reports: the disassembler's data
+// Branch coverage of the original, the parts below the reports: the disassembler's data
 // flow, the collector's per-block hit counting and edge inference, condition slices and their
 // run-time labels, Machine::call_from, and coverage over a corpus / over driver runs. Every expected
 // count follows from coverage_fixture.hpp's assembly and the inputs chosen here.

@@ -1,4 +1,4 @@
-// Shared by the coverage collector and search tests (issue 7): one nasm program of small functions
+// Shared by the coverage collector and search tests: one nasm program of small functions
 // with known branches, a profile naming them (a struct + instance at kData so the Labeler names the
 // bytes a condition reads), and helpers to record cases from Machine::call.
 //

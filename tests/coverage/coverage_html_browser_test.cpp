@@ -1,4 +1,4 @@
-// The HTML coverage report rendered in headless Chromium (issue 7): scripts/check-coverage-html on
+// The HTML coverage report rendered in headless Chromium: scripts/check-coverage-html on
 // the hand-made sample (sample_report.hpp) must find every untaken edge of the JSON in the DOM the
 // browser built, and must fail when the JSON names an edge the pages do not show. Skipped when no
 // chromium is installed (it is not part of scripts/setup: Debian's `chromium`, ~80 MB); the quick

@@ -1,7 +1,7 @@
-// The coverage reports (issue 7): terminal text, JSON and the static HTML site, on a CoverageReport
+// The coverage reports: terminal text, JSON and the static HTML site, on a CoverageReport
 // built by hand from a listing Capstone decodes from hand-written bytes — so these tests do not
-// depend on the collector. The HTML tests stand in for a browser in CI (issue 7 allows "checks the
-// HTML structure and leaves the browser check to a script": scripts/check-coverage-html): every page
+// depend on the collector. The HTML tests stand in for a browser in CI (they check the HTML
+// structure; the check in a real browser is scripts/check-coverage-html): every page
 // must parse as balanced HTML with no raw '<', '>' or stray '&' in text, every link must resolve to a
 // file of the report or an id on the page, and each untaken edge must be marked.
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // Re-running cases (rerun_case, poke_inputs), the edge search (search_edge, parse_edge_goal) and
-// appending poked cases to a corpus (add_cases) — issue 7 on issue 5's probe. Cases are recorded
+// appending poked cases to a corpus (add_cases), the parts of `lockstep probe` below the command. Cases are recorded
 // from Machine::call (to_case) on coverage_fixture.hpp's hand-written functions.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The gate is not vacuous (issue 5, "The gate"): on the checked-in stand-in corpus,
+// The gate is not vacuous ("The gate"): on the checked-in stand-in corpus,
 //   (a) a binding whose port function is deliberately altered fails, and its report names the field
 //       the alteration reaches: one constant of a port routine (dot16's rounding constant, F006/F007;
 //       and drive::engine's stored speed off by a constant 1), and one byte of one write (byte 2 of

@@ -1,4 +1,4 @@
-// Replay throughput (issue 5, "What must be shown"): cases per second, one thread, for the small
+// Replay throughput ("What must be shown"): cases per second, one thread, for the small
 // arithmetic helpers and for the whole car step, measured in one run on the stand-in corpus. Each
 // case is the full replay path the gate uses: the binding (the case's sparse memory, the port
 // function) and the byte-for-byte comparison. A benchmark, not a test: it asserts nothing about time.

@@ -164,7 +164,6 @@ TEST(Labels, NameBytesByInstanceFieldAndLabel) {
 
 TEST(Profile, PodProfileLoads) {
   auto p = load_profile(LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml");
-  if (!p.ok() && p.error().code == Errc::kIo) GTEST_SKIP() << "pod.toml not there yet";
   ASSERT_TRUE(p.ok()) << p.error().message;
   EXPECT_EQ(p->fpu_control_word, 0x027f);
   ASSERT_NE(p->driver_for_record("CTRL"), nullptr);

@@ -116,7 +116,7 @@ TEST(Recorder, StackArgumentsAreInputs) {
 }
 
 TEST(Recorder, UnalignedAndPageCrossingAccessesAreExactByByte) {
-  // 0x600ffe..0x601001 crosses a page: Unicorn 2.0.1 may fire the hook more than once (#1876).
+  // 0x600ffe..0x601001 crosses a page: Unicorn 2.0.1 may fire the hook more than once (unicorn-engine/unicorn#1876).
   auto r = run(R"(
     mov eax, [0x600ffe]
     mov dword [0x601ffd], 0xa1b2c3d4

@@ -1,4 +1,4 @@
-// The analysts' commands end to end on the stand-in (issues 5 and 7): a fresh recording (the one the
+// The analysts' commands end to end on the stand-in: a fresh recording (the one the
 // checked-in corpus was captured from: same snapshot content hash), then `lockstep coverage`,
 // `lockstep probe --case --poke` and `lockstep probe --search` on cases/standin, through the same
 // entry point as the executable.
@@ -45,8 +45,10 @@ class Analysts : public ::testing::Test {
     g_rec = new Recording{fs::path(LOCKSTEP_BINARY_DIR) / "tests" / "pipeline" / ("analysts-" + std::to_string(::getpid()))};
     fs::remove_all(g_rec->dir);
     fs::create_directories(g_rec->dir);
-    // The checked-in corpus's recording: 200 steps, the snapshot at step 50 (scripts/capture-standin).
-    const std::string cmd = (kRoot / "scripts/record-standin").string() + " --build '" + LOCKSTEP_BINARY_DIR +
+    // The checked-in corpus's recording: 200 steps, the snapshot at step 50 (scripts/capture-standin),
+    // emulated as that corpus was — a native recording has another snapshot (stack placement, pid, vdso)
+    // and the corpus would rightly refuse it.
+    const std::string cmd = (kRoot / "scripts/record-standin").string() + " --mode emulated --build '" + LOCKSTEP_BINARY_DIR +
                             "' --no-build --steps 200 --pause-at 50 '" + (g_rec->dir / "rec").string() + "' > '" +
                             (g_rec->dir / "record.log").string() + "' 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << "record-standin failed; see " << (g_rec->dir / "record.log");

@@ -1,4 +1,4 @@
-// Reads breakpad's minidump_dump output (shared/testdata/minidump/minidump2.dump.out) into blocks of
+// Reads breakpad's minidump_dump output (tests/readers/data/breakpad/minidump2.dump.out) into blocks of
 // "key = value" fields, so tests compare lockstep's reader with the values breakpad printed rather
 // than with numbers copied by hand.
 #pragma once

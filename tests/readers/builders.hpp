@@ -1,5 +1,6 @@
 // Small writers of minidumps and i386 ELF cores for tests and for the fuzz seed corpus
-// (tests/fuzz/make_seeds.cpp). Written from the format documents (shared/docs/snapshot-formats.md),
+// (tests/fuzz/make_seeds.cpp). Written from the formats' public definitions (breakpad's
+// minidump_format.h, Linux's elf.h, the PE specification),
 // independently of the readers under test: a test builds a file with known contents and checks that
 // the reader gives those contents back.
 #pragma once

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
+#include "lockstep/harness/machine.hpp"
 #include "lockstep/harness/minidump.hpp"
 
 namespace lockstep::harness {
@@ -70,6 +71,40 @@ TEST(MinidumpSynthetic, WineFullMemoryDump) {
   EXPECT_TRUE(has("Windows defaults FCW 0x027f"));
   EXPECT_FALSE(has("FS base unchecked"));  // the TEB is in the dump and points at itself
   EXPECT_FALSE(has("does not point at itself"));
+}
+
+TEST(MinidumpSynthetic, LdtFsSelectorTakesTheTebAsItsBase) {
+  // Wine's threads reach their TEB through an LDT selector in FS (0x3f: entry 7, TI = 1). The dump
+  // holds no LDT, but its TEB address is FS's base; the note says so, and the machine builds the
+  // LDT entry from it, so fs:[0x18] reads the TEB's Self pointer.
+  auto b = wine_full_dump();
+  b.threads[0].ctx.fs = 0x3f;
+  b.threads[0].ctx.gs = 0x47;  // an LDT selector with nothing to tell its base
+  Bytes code = {0x64, 0xa1, 0x18, 0x00, 0x00, 0x00, 0xc3};  // mov eax, fs:[0x18]; ret
+  std::copy(code.begin(), code.end(), b.memory64[0].data.begin());
+  auto s = read_minidump(b.build(), "wine.dmp");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const Thread& t = s->threads[0];
+  EXPECT_EQ(t.fs, 0x3f);
+  EXPECT_EQ(t.fs_base, 0x7ffdd000u);
+  EXPECT_TRUE(s->ldt.empty());
+  auto has = [&](const std::string& needle) {
+    for (const auto& n : s->meta.notes)
+      if (n.find(needle) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("fs=0x003f is an LDT selector; a minidump holds no LDT: FS's base is the thread's TEB address 0x7ffdd000"));
+  EXPECT_TRUE(has("gs=0x0047 is an LDT selector; a minidump holds no LDT: its base is unknown"));
+  s->find(0x00400000)->prot |= kProtExec;  // no MemoryInfoList: every region read as read-write
+  auto m = Machine::create(*s, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  CallSpec call;
+  call.function = 0x00400000;
+  call.convention.kind = Convention::kCdecl;
+  auto o = (*m)->call(call);
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  ASSERT_TRUE(o->returned()) << format_fault(*o->fault);
+  EXPECT_EQ(o->value.eax, 0x7ffdd000u);
 }
 
 TEST(MinidumpSynthetic, TebThatDoesNotPointAtItselfIsNoted) {

@@ -107,6 +107,24 @@ TEST(CliHelp, EveryCommandHasHelp) {
   EXPECT_NE(top.out.find("info"), std::string::npos);
 }
 
+TEST(CliHelp, FooterListsEveryExitCode) {
+  const CliRun top = run_cli({"--help"});
+  for (const char* code : {"0 ok", "1 mismatch", "2 bad input", "3 guest fault", "4 environment", "5 internal",
+                           "6 a search"})
+    EXPECT_NE(top.out.find(code), std::string::npos) << code << " missing from:\n" << top.out;
+}
+
+TEST(CliVersion, FlagAndCommandPrintTheProjectVersion) {
+  // The expected version is CMake's project(VERSION), handed to this test separately.
+  const std::string want = std::string("lockstep ") + LOCKSTEP_PROJECT_VERSION + " (unicorn ";
+  const CliRun flag = run_cli({"--version"});
+  EXPECT_EQ(flag.code, 0) << flag.err;
+  EXPECT_EQ(flag.out.rfind(want, 0), 0u) << flag.out;
+  const CliRun cmd = run_cli({"version"});
+  EXPECT_EQ(cmd.code, 0) << cmd.err;
+  EXPECT_EQ(cmd.out, flag.out);
+}
+
 TEST(CliSnapshot, UsageErrors) {
   CliRun r = run_cli({"snapshot", "-o", (dir() / "x.lks").string()});
   EXPECT_EQ(r.code, 2);

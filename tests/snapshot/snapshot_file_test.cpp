@@ -41,6 +41,8 @@ Snapshot sample() {
   u.tid = 4243;
   u.eip = 0x00402000;
   s.threads = {t, u};
+  // Wine's TEB selectors for two threads (0x3f, 0x47) and a read-only 16-bit segment.
+  s.ldt = {{7, 0x7ffdf000, 0x1fff, 0xf3, 0x4}, {8, 0x7ffde000, 0x1fff, 0xf3, 0x4}, {100, 0x000b8000, 0xffff, 0xf1, 0x0}};
 
   s.meta.source = "live pid 4242";
   s.meta.format = "live";
@@ -125,7 +127,7 @@ TEST(SnapshotFile, HeaderFieldsAreWhereTheDocumentSays) {
   const Bytes b = encode_snapshot(s);
   ASSERT_GE(b.size(), 48u);
   EXPECT_EQ(std::string(b.begin(), b.begin() + 8), std::string("LKSNAP\r\n"));
-  EXPECT_EQ(get32(b, 8), 1u);    // version
+  EXPECT_EQ(get32(b, 8), 2u);    // version
   EXPECT_EQ(get32(b, 12), 0u);   // flags
   EXPECT_EQ(get32(b, 16), 3u);   // regions
   EXPECT_EQ(get32(b, 20), 2u);   // threads
@@ -195,11 +197,134 @@ TEST(SnapshotFile, BadMagicNamesTheFirstBytes) {
 }
 
 TEST(SnapshotFile, OtherVersionIsRefused) {
-  Bytes b = encode_snapshot(sample());
-  put32(b, 8, 2);
+  for (std::uint32_t v : {0u, 3u}) {
+    Bytes b = encode_snapshot(sample());
+    put32(b, 8, v);
+    std::string msg;
+    EXPECT_EQ(decode_error(b, &msg), Errc::kBadVersion);
+    EXPECT_NE(msg.find(fmt::format("version {}", v)), std::string::npos) << msg;
+  }
+}
+
+/// The offset in the inflated info block where the threads end (the document's sizes: 24 bytes +
+/// name per region entry, 156 bytes per thread).
+std::size_t after_threads(const Snapshot& s) {
+  std::size_t off = 0;
+  for (const Region& r : s.regions) off += 24 + 4 + r.name.size();
+  return off + 156 * s.threads.size();
+}
+
+Bytes info_of(const Bytes& file) {
+  auto info = zlib_decompress(std::span(file.data() + 48, get32(file, 36)), get32(file, 32), "t");
+  EXPECT_TRUE(info.ok());
+  return info.ok() ? *info : Bytes{};
+}
+
+TEST(SnapshotFile, LdtTableIsWhereTheDocumentSays) {
+  const Snapshot s = sample();
+  const Bytes info = info_of(encode_snapshot(s));
+  const std::size_t at = after_threads(s);
+  ASSERT_GE(info.size(), at + 4 + 3 * 12);
+  EXPECT_EQ(get32(info, at), 3u);  // entry count
+  // Entry 1: u16 index, u8 access, u8 flags, u32 base, u32 limit.
+  const std::size_t e = at + 4 + 12;
+  EXPECT_EQ(info[e] | (info[e + 1] << 8), 8);
+  EXPECT_EQ(info[e + 2], 0xf3);
+  EXPECT_EQ(info[e + 3], 0x4);
+  EXPECT_EQ(get32(info, e + 4), 0x7ffde000u);
+  EXPECT_EQ(get32(info, e + 8), 0x1fffu);
+  // The metadata follows: source's str32.
+  EXPECT_EQ(get32(info, at + 4 + 36), s.meta.source.size());
+}
+
+TEST(SnapshotFile, Version1FilesStillRead) {
+  // A version-1 file is a version-2 file without the LDT table: written by the version-1 path and
+  // also built by hand from a version-2 file by the document's layout, both read back the same.
+  Snapshot s = sample();
+  s.ldt.clear();
+  const Bytes v1 = encode_snapshot(s, {6, 1});
+  EXPECT_EQ(get32(v1, 8), 1u);
+  auto r = decode_snapshot(v1, "v1.lks");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(*r, s);
+  EXPECT_TRUE(r->ldt.empty());
+
+  const Bytes v2 = encode_snapshot(s);
+  Bytes by_hand = with_info_edited(v2, [&](Bytes& info) {
+    const std::size_t at = after_threads(s);
+    EXPECT_EQ(get32(info, at), 0u);  // the empty LDT's count
+    info.erase(info.begin() + static_cast<std::ptrdiff_t>(at), info.begin() + static_cast<std::ptrdiff_t>(at + 4));
+  });
+  put32(by_hand, 8, 1);
+  fix_header_crc(by_hand);
+  EXPECT_EQ(by_hand, v1);
+  // The same content, the same hash: cases cite it, whichever version the snapshot was read from.
+  EXPECT_EQ(r->content_sha256(), s.content_sha256());
+}
+
+TEST(SnapshotFile, TheContentHashCoversTheLdt) {
+  // A call through an LDT selector depends on the entry: another base is another state.
+  const Snapshot s = sample();
+  Snapshot moved = s;
+  moved.ldt[0].base += 0x1000;
+  Snapshot none = s;
+  none.ldt.clear();
+  EXPECT_NE(s.content_sha256(), moved.content_sha256());
+  EXPECT_NE(s.content_sha256(), none.content_sha256());
+  Snapshot renoted = s;
+  renoted.meta.notes.push_back("metadata only");
+  EXPECT_EQ(s.content_sha256(), renoted.content_sha256());
+}
+
+TEST(SnapshotFile, Version1CannotHoldAnLdt) {
+  const fs::path p = temp_dir("v1ldt") / "v1.lks";
+  fs::remove(p);
+  auto st = save_snapshot(sample(), p, {6, 1});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, Errc::kUsage);
+  EXPECT_NE(st.error().message.find("3 LDT entries"), std::string::npos) << st.error().message;
+  EXPECT_FALSE(fs::exists(p));
+  Snapshot s = sample();
+  s.ldt.clear();
+  EXPECT_TRUE(save_snapshot(s, p, {6, 1}).ok());
+  auto back = load_snapshot(p);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, s);
+}
+
+TEST(SnapshotFile, LdtTableChecks) {
+  const Snapshot s = sample();
+  const Bytes good = encode_snapshot(s);
+  const std::size_t at = after_threads(s);
   std::string msg;
-  EXPECT_EQ(decode_error(b, &msg), Errc::kBadVersion);
-  EXPECT_NE(msg.find("version 2"), std::string::npos) << msg;
+  // Entries out of order, or one index twice.
+  EXPECT_EQ(decode_error(with_info_edited(good, [&](Bytes& i) { i[at + 4 + 12] = 7; }), &msg), Errc::kMalformed);
+  EXPECT_NE(msg.find("sorted"), std::string::npos) << msg;
+  // An index past the LDT's 8192 entries.
+  EXPECT_EQ(decode_error(with_info_edited(good, [&](Bytes& i) { i[at + 4 + 24 + 1] = 0x20; }), &msg), Errc::kMalformed);
+  EXPECT_NE(msg.find("index 8292"), std::string::npos) << msg;
+  // A flags nibble or limit that does not fit a descriptor.
+  EXPECT_EQ(decode_error(with_info_edited(good, [&](Bytes& i) { i[at + 4 + 3] = 0x10; }), &msg), Errc::kMalformed);
+  EXPECT_EQ(decode_error(with_info_edited(good, [&](Bytes& i) { put32(i, at + 4 + 8, 0x100000); }), &msg),
+            Errc::kMalformed);
+  // A count past the LDT's size, and one the block cannot hold.
+  EXPECT_EQ(decode_error(with_info_edited(good, [&](Bytes& i) { put32(i, at, 8193); }), &msg), Errc::kLimit);
+  EXPECT_EQ(decode_error(with_info_edited(good, [&](Bytes& i) { put32(i, at, 8000); }), &msg), Errc::kTruncated);
+  // validate() holds the same rules for snapshots built in memory.
+  Snapshot u = sample();
+  std::swap(u.ldt[0], u.ldt[1]);
+  EXPECT_FALSE(u.validate().ok());
+}
+
+TEST(SnapshotFile, LdtDescriptorsRoundTripThroughTheirEightBytes) {
+  // The 8-byte form is the CPU's (Intel SDM vol. 3, 3.4.5): Wine's TEB entry at 0x7ffdf000, limit
+  // 0x1fff, present DPL 3 read/write data, 32-bit: 0x7f40f3fd_f0001fff.
+  const LdtEntry e{7, 0x7ffdf000, 0x1fff, 0xf3, 0x4};
+  EXPECT_EQ(e.descriptor(), 0x7f40f3fdf0001fffull);
+  EXPECT_EQ(LdtEntry::from_descriptor(7, e.descriptor()), e);
+  EXPECT_EQ(e.byte_limit(), 0x1fffu);
+  const LdtEntry g{1, 0, 0xfffff, 0xf3, 0xc};
+  EXPECT_EQ(g.byte_limit(), 0xffffffffu);
 }
 
 TEST(SnapshotFile, HeaderChecksum) {

@@ -76,7 +76,9 @@ const StateLog& race() {
     if (std::ifstream in(marker); in) std::getline(in, have);
     if (have != key) {
       std::filesystem::remove(marker);
-      auto run = standin_test::run_standin({"--log", path.string(), "--steps", std::to_string(kSteps)}, std::nullopt, dir);
+      // Auto: the race's properties hold in either mode (the step logs are identical).
+      auto run = standin_test::run_standin(standin_test::Mode::kAuto,
+                                           {"--log", path.string(), "--steps", std::to_string(kSteps)}, std::nullopt, dir);
       EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
       if (run.ok()) {
         EXPECT_EQ(run->exit_status, 0) << run->err;

@@ -54,10 +54,18 @@ bool native_i386() {
   return cached == 1;
 }
 
-lockstep::Result<Run> run_standin(const std::vector<std::string>& args, std::optional<int> pause_at,
+std::string native_unavailable_reason() {
+  if (native_i386()) return {};
+  return "this kernel does not execute i386 programs (exec of the stand-in fails: no IA-32 emulation), so "
+         "the stand-in can only run under the project's i386 runner here";
+}
+
+lockstep::Result<Run> run_standin(Mode mode, const std::vector<std::string>& args, std::optional<int> pause_at,
                                   const std::filesystem::path& scratch) {
+  if (mode == Mode::kNative && !native_i386())
+    return lockstep::Error::make(lockstep::Errc::kUnsupported, "native run asked for: {}", native_unavailable_reason());
   Run run;
-  run.emulated = !native_i386();
+  run.emulated = mode == Mode::kEmulated || (mode == Mode::kAuto && !native_i386());
   std::vector<std::string> argv;
   const auto snap_path = scratch / "pause.lks";
   if (run.emulated) {

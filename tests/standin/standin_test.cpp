@@ -75,7 +75,9 @@ const Runs& runs() {
     if (std::ifstream in(marker); in) std::getline(in, have);
     if (have.rfind(key, 0) != 0) {
       std::filesystem::remove(marker);
-      auto a = standin_test::run_standin({"--log", (first / "steps.log").string(), "--steps", std::to_string(kSteps)},
+      // Auto: determinism and layout hold in either mode; recording_modes_test compares the two.
+      auto a = standin_test::run_standin(standin_test::Mode::kAuto,
+                                         {"--log", (first / "steps.log").string(), "--steps", std::to_string(kSteps)},
                                          kPauseStep, first);
       EXPECT_TRUE(a.ok()) << (a.ok() ? "" : a.error().message);
       bool ok = a.ok() && a->exit_status == 0 && a->snapshot;
@@ -83,10 +85,11 @@ const Runs& runs() {
         EXPECT_EQ(a->exit_status, 0) << a->err;
       }
       if (ok) ok = lockstep::harness::save_snapshot(*a->snapshot, snap_file).ok();
-      auto b = standin_test::run_standin({"--log", (second / "steps.log").string(), "--steps", std::to_string(kSteps)},
+      auto b = standin_test::run_standin(standin_test::Mode::kAuto,
+                                         {"--log", (second / "steps.log").string(), "--steps", std::to_string(kSteps)},
                                          std::nullopt, second);
       EXPECT_TRUE(b.ok() && b->exit_status == 0);
-      auto c = standin_test::run_standin({"--selftest-arith", "3000"}, std::nullopt, self);
+      auto c = standin_test::run_standin(standin_test::Mode::kAuto, {"--selftest-arith", "3000"}, std::nullopt, self);
       EXPECT_TRUE(c.ok() && c->exit_status == 0);
       ok = ok && b.ok() && b->exit_status == 0 && c.ok() && c->exit_status == 0;
       if (ok) {
@@ -535,3 +538,28 @@ TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
 }
 
 }  // namespace
+
+// The build type must not leak into the stand-in: its file's SHA-256 is recorded in every snapshot
+// (and so in the corpora's snapshot hash), and the corpora are compared with the checked-in ones. The
+// stand-in's own flags fix the optimisation level and turn debug information off (tests/standin/
+// CMakeLists.txt): a Debug or RelWithDebInfo build's -g would add .debug_* sections, which this catches.
+TEST(StandinBinary, HoldsNoDebugInformationWhateverTheBuildType) {
+  auto file = lockstep::read_file(STANDIN_EXE);
+  ASSERT_TRUE(file.ok());
+  const auto& elf = *file;
+  auto u32 = [&](std::size_t o) { std::uint32_t v = 0; std::memcpy(&v, elf.data() + o, 4); return v; };
+  auto u16 = [&](std::size_t o) { std::uint16_t v = 0; std::memcpy(&v, elf.data() + o, 2); return v; };
+  ASSERT_GE(elf.size(), 52u);
+  const std::uint32_t shoff = u32(32);
+  const std::uint16_t shnum = u16(48), shstrndx = u16(50);
+  ASSERT_LE(shoff + std::uint64_t{shnum} * 40, elf.size());
+  ASSERT_LT(shstrndx, shnum);
+  const std::uint32_t names = u32(shoff + 40u * shstrndx + 16);
+  int sections_seen = 0;
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    const std::string name(reinterpret_cast<const char*>(elf.data() + names + u32(shoff + 40u * i)));
+    EXPECT_NE(name.rfind(".debug", 0), 0u) << "the stand-in carries " << name;
+    ++sections_seen;
+  }
+  EXPECT_GT(sections_seen, 10);  // the section table was read at all
+}

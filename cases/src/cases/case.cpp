@@ -41,8 +41,11 @@ constexpr PokableRegister kPokable[] = {{"eax", &Registers::eax}, {"ebx", &Regis
 
 std::string poked_register_names(std::uint16_t mask) {
   std::string out;
-  for (unsigned i = 0; i < std::size(kPokable); ++i)
-    if (mask & (1u << i)) out += (out.empty() ? "" : " ") + std::string(kPokable[i].name);
+  for (unsigned i = 0; i < std::size(kPokable); ++i) {
+    if (!(mask & (1u << i))) continue;
+    if (!out.empty()) out += ' ';
+    out += kPokable[i].name;
+  }
   return out;
 }
 

@@ -24,8 +24,9 @@ int run(const std::vector<std::string>& args, Io io) {
                "lockstep"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
+  app.set_version_flag("--version", version_line());
   app.footer("Exit codes: 0 ok, 1 mismatch, 2 bad input or usage, 3 guest fault, 4 environment "
-             "(permissions, I/O), 5 internal error.");
+             "(permissions, I/O), 5 internal error, 6 a search spent its budget without finding its goal.");
   auto cmds = commands();
   std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
   std::function<int(Io&)> action;
@@ -39,6 +40,9 @@ int run(const std::vector<std::string>& args, Io io) {
     app.parse(rev);
   } catch (const CLI::CallForHelp& e) {
     io.out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    io.out << e.what() << "\n";
     return kExitOk;
   } catch (const CLI::CallForAllHelp& e) {
     io.out << app.help("", CLI::AppFormatMode::All);

@@ -82,6 +82,12 @@ void print_snapshot(std::ostream& out, const std::string& path, const Snapshot& 
   }
   fmt::print(out, "threads     {}\n", s.threads.size());
   for (std::size_t i = 0; i < s.threads.size(); ++i) print_thread(out, s.threads[i], i == 0);
+  if (!s.ldt.empty()) {
+    fmt::print(out, "ldt         {} entries\n", s.ldt.size());
+    for (const auto& e : s.ldt)
+      fmt::print(out, "  entry {:>4} (selector 0x{:04x})  base 0x{:08x}  limit 0x{:08x}  access 0x{:02x}  flags 0x{:x}\n",
+                 e.index, (e.index << 3) | 7, e.base, e.byte_limit(), e.access, e.flags);
+  }
   fmt::print(out, "modules     {}\n", s.meta.modules.size());
   for (const auto& m : s.meta.modules) fmt::print(out, "  0x{:08x} 0x{:08x}  {}\n", m.base, m.size, m.name);
   fmt::print(out, "notes       {}\n", s.meta.notes.size());

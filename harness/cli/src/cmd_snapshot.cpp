@@ -20,6 +20,7 @@ struct SnapshotArgs {
   int pid = 0;                 ///< --pid: a running process
   std::string output;          ///< -o
   bool allow_64bit = false;    ///< --allow-64bit (LiveSnapshotOptions::allow_64bit)
+  bool no_ldt = false;         ///< --no-ldt (LiveSnapshotOptions::read_ldt off)
   int zlib_level = harness::SnapshotWriteOptions{}.zlib_level;
   CLI::Option* pid_opt = nullptr;
   std::string from;            ///< --from: a file in any format load_snapshot() reads
@@ -33,6 +34,7 @@ Result<harness::Snapshot> acquire(const SnapshotArgs& a) {
   if (a.from_opt->count() > 0) return harness::load_snapshot(a.from);  // the format from the file's magic
   harness::LiveSnapshotOptions live;
   live.allow_64bit = a.allow_64bit;
+  live.read_ldt = !a.no_ldt;
   return harness::snapshot_live(a.pid, live);
 }
 
@@ -48,6 +50,8 @@ std::function<int(Io&)> setup_snapshot(CLI::App& app) {
       ->required();
   app.add_flag("--allow-64bit", a->allow_64bit,
                "Accept a 64-bit process: its memory below 4 GiB and the low 32 bits of its registers (lossy)");
+  app.add_flag("--no-ldt", a->no_ldt,
+               "Run nothing inside the process: its LDT is not read (Wine's FS selectors then have no base)");
   app.add_option("--zlib-level", a->zlib_level, "Compression level, 0 (none) to 9 (smallest)")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();

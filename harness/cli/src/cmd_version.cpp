@@ -2,7 +2,7 @@
 #include <capstone/capstone.h>
 #include <unicorn/unicorn.h>
 
-#include <fmt/ostream.h>
+#include <fmt/format.h>
 
 #include "lockstep/cli/cli.hpp"
 
@@ -12,16 +12,21 @@ namespace {
 std::function<int(Io&)> setup_version(CLI::App& app) {
   (void)app;
   return [](Io& io) {
-    unsigned umaj = 0, umin = 0;
-    uc_version(&umaj, &umin);
-    int cmaj = 0, cmin = 0;
-    cs_version(&cmaj, &cmin);
-    fmt::print(io.out, "lockstep 0.1.0 (unicorn {}.{}, capstone {}.{})\n", umaj, umin, cmaj, cmin);
+    io.out << version_line() << "\n";
     return kExitOk;
   };
 }
 
 }  // namespace
+
+std::string version_line() {
+  unsigned umaj = 0, umin = 0;
+  uc_version(&umaj, &umin);
+  int cmaj = 0, cmin = 0;
+  cs_version(&cmaj, &cmin);
+  // LOCKSTEP_VERSION is the project's version (CMake's project(VERSION)), so it cannot drift from it.
+  return fmt::format("lockstep {} (unicorn {}.{}, capstone {}.{})", LOCKSTEP_VERSION, umaj, umin, cmaj, cmin);
+}
 
 LOCKSTEP_REGISTER_COMMAND(kVersion, "version", "Print lockstep's version and its libraries'", setup_version);
 

@@ -78,14 +78,14 @@ void data_flow(csh handle, const cs_insn& insn, Instruction& out) {
   for (std::uint8_t i = 0; i < x.op_count; ++i) {
     const cs_x86_op& op = x.operands[i];
     if (op.type != X86_OP_MEM) continue;
-    MemoryOperand m;
-    m.segment = op.mem.segment == X86_REG_FS ? "fs" : op.mem.segment == X86_REG_GS ? "gs" : "";
-    m.base = full_register(handle, op.mem.base);
-    m.index = full_register(handle, op.mem.index);
-    m.scale = op.mem.scale;
-    m.disp = op.mem.disp;
-    m.size = op.size;
-    out.memory.push_back(m);
+    out.memory.push_back(MemoryOperand{
+        .segment = op.mem.segment == X86_REG_FS ? "fs" : op.mem.segment == X86_REG_GS ? "gs" : "",
+        .base = full_register(handle, op.mem.base),
+        .index = full_register(handle, op.mem.index),
+        .scale = op.mem.scale,
+        .disp = op.mem.disp,
+        .size = op.size,
+    });
     address_regs.push_back(op.mem.base);
     address_regs.push_back(op.mem.index);
   }

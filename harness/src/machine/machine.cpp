@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <unicorn/unicorn.h>
 
+#include "descriptor_tables.hpp"
 #include "lockstep/harness/disasm.hpp"
 
 namespace lockstep::harness {
@@ -147,22 +148,6 @@ struct Pending {
   std::uint32_t size = 0;
   std::uint32_t interrupt = 0;
 };
-
-std::uint64_t descriptor(std::uint32_t base, std::uint8_t access) {
-  const std::uint32_t limit = 0xfffff;  // with G = 1: the whole 4 GiB
-  std::uint64_t d = limit & 0xffff;
-  d |= std::uint64_t{base & 0xffffff} << 16;
-  d |= std::uint64_t{access} << 40;
-  d |= std::uint64_t{(limit >> 16) & 0xf} << 48;
-  d |= std::uint64_t{0xc} << 52;  // G = 4 KiB granularity, D/B = 32-bit
-  d |= std::uint64_t{base >> 24} << 56;
-  return d;
-}
-// Access bytes: present, S = 1, accessed bit already set (so loading a selector never has to write
-// the GDT).
-constexpr std::uint8_t kCodeDpl3 = 0xfb;  // execute/read
-constexpr std::uint8_t kDataDpl3 = 0xf3;  // read/write
-constexpr std::uint8_t kDataDpl0 = 0x93;  // read/write, for SS at CPL 0
 
 std::uint32_t align_up(std::uint64_t v, std::uint32_t a) { return static_cast<std::uint32_t>((v + a - 1) & ~std::uint64_t{a - 1}); }
 
@@ -947,7 +932,10 @@ Status Machine::Impl::setup() {
     if (s.action == StubSpec::Action::kTlsBlock) tls_bytes += align_up(std::max<std::uint32_t>(s.block_size, 16), 16);
   const std::uint32_t scratch_pages = align_up(std::max<std::uint32_t>(cfg.scratch_size, kPageSize), kPageSize) / kPageSize;
   const std::uint32_t tls_pages = align_up(std::max<std::uint32_t>(tls_bytes, kPageSize), kPageSize) / kPageSize;
-  const std::uint32_t total = 1 + 1 + 1 + scratch_pages + 1 + tls_pages;  // guard pages between areas
+  // The LDT's pages come last, and only when there is one: snapshots without one keep their layout.
+  const std::uint32_t ldt_entries = machine_detail::ldt_entries_needed(snap, thread);
+  const std::uint32_t ldt_pages = align_up(std::uint64_t{ldt_entries} * 8, kPageSize) / kPageSize;
+  const std::uint32_t total = 1 + 1 + 1 + scratch_pages + 1 + tls_pages + (ldt_pages ? 1 + ldt_pages : 0);  // guard pages between areas
   auto free_at = find_free(total);
   if (!free_at) return Error::make(Errc::kLimit, "no free 0x{:x}-byte range left in the 32-bit space for the harness", total * kPageSize);
   const std::uint32_t gdt_page = *free_at;
@@ -958,6 +946,9 @@ Status Machine::Impl::setup() {
   claim(sentinel_page, 1, kProtRead | kProtExec, kHarnessInternal);
   claim(scratch_page, scratch_pages, kProtRead | kProtWrite, kHarnessData);
   claim(tls_page, tls_pages, kProtRead | kProtWrite, kHarnessData);
+  const std::uint32_t ldt_page = tls_page + tls_pages + 1;
+  if (ldt_pages) claim(ldt_page, ldt_pages, kProtRead | kProtWrite, kHarnessInternal);
+  layout.ldt = ldt_pages ? ldt_page * kPageSize : 0;
   layout.gdt = gdt_page * kPageSize;
   layout.sentinel = sentinel_page * kPageSize;
   layout.scratch = scratch_page * kPageSize;
@@ -1015,43 +1006,16 @@ Status Machine::Impl::setup() {
   std::memset(host_page[sentinel_page], 0xcc, kPageSize);  // anything but the exit itself traps
   for (std::uint32_t p : stub_pages) std::memset(host_page[p], 0xcc, kPageSize);
 
-  // GDT (see machine.hpp for the layout and why SS gets its own descriptor).
-  std::uint16_t cs = thread.cs, ds = thread.ds, es = thread.es, fs = thread.fs, gs = thread.gs;
-  if ((cs >> 3) == 0) cs = 0x23;  // a snapshot without selectors: Linux i386's
-  if ((ds >> 3) == 0) ds = 0x2b;
-  if ((es >> 3) == 0) es = ds;
-  constexpr unsigned kMaxIndex = kPageSize / 8;
-  std::array<std::uint64_t, kMaxIndex> gdt{};
-  std::array<bool, kMaxIndex> used{};
-  used[0] = true;
-  auto put = [&](std::uint16_t sel, std::uint64_t d) -> Status {
-    const unsigned idx = sel >> 3;
-    if (sel & 4) return Error::make(Errc::kUnsupported, "selector 0x{:04x} points into an LDT, which the machine does not build", sel);
-    if (idx >= kMaxIndex) return Error::make(Errc::kUnsupported, "selector 0x{:04x} is past the one-page GDT", sel);
-    if (used[idx] && gdt[idx] != d)
-      return Error::make(Errc::kUnsupported, "selector 0x{:04x} is needed for two different descriptors", sel);
-    gdt[idx] = d;
-    used[idx] = true;
-    return {};
-  };
-  auto free_index = [&]() -> std::uint16_t {
-    for (unsigned i = 1; i < kMaxIndex; ++i)
-      if (!used[i] && (cs >> 3) != i && (ds >> 3) != i && (es >> 3) != i && (fs >> 3) != i && (gs >> 3) != i &&
-          (thread.ss >> 3) != i)
-        return static_cast<std::uint16_t>(i);
-    return 0;
-  };
-  LOCKSTEP_TRY_STATUS(put(cs, descriptor(0, kCodeDpl3)));
-  LOCKSTEP_TRY_STATUS(put(ds, descriptor(0, kDataDpl3)));
-  LOCKSTEP_TRY_STATUS(put(es, descriptor(0, kDataDpl3)));
-  // A base without a selector (a reader that only knew the base) still gets a descriptor.
-  if ((fs >> 3) == 0 && thread.fs_base) fs = static_cast<std::uint16_t>((free_index() << 3) | 3);
-  if ((fs >> 3) != 0) LOCKSTEP_TRY_STATUS(put(fs, descriptor(thread.fs_base, kDataDpl3)));
-  if ((gs >> 3) == 0 && thread.gs_base) gs = static_cast<std::uint16_t>((free_index() << 3) | 3);
-  if ((gs >> 3) != 0) LOCKSTEP_TRY_STATUS(put(gs, descriptor(thread.gs_base, kDataDpl3)));
-  const std::uint16_t ss = static_cast<std::uint16_t>(free_index() << 3);  // RPL 0
-  LOCKSTEP_TRY_STATUS(put(ss, descriptor(0, kDataDpl0)));
-  std::memcpy(host_page[gdt_page], gdt.data(), kPageSize);
+  // GDT and LDT (descriptor_tables.hpp; machine.hpp says why SS gets its own descriptor).
+  LOCKSTEP_TRY(const machine_detail::DescriptorTables tables,
+               machine_detail::build_descriptor_tables(snap, thread, layout.ldt));
+  const std::uint16_t cs = tables.cs, ds = tables.ds, es = tables.es, fs = tables.fs, gs = tables.gs, ss = tables.ss;
+  std::memcpy(host_page[gdt_page], tables.gdt.data(), kPageSize);
+  if (!tables.ldt.empty()) {
+    std::memcpy(host_page[ldt_page], tables.ldt.data(), tables.ldt.size() * 8);
+    for (std::uint32_t p = ldt_page; p < ldt_page + ldt_pages; ++p)
+      internal_pristine[p].assign(host_page[p], host_page[p] + kPageSize);
+  }
   internal_pristine[gdt_page].assign(host_page[gdt_page], host_page[gdt_page] + kPageSize);
   internal_pristine[sentinel_page].assign(host_page[sentinel_page], host_page[sentinel_page] + kPageSize);
   for (std::uint32_t p : stub_pages) internal_pristine[p].assign(host_page[p], host_page[p] + kPageSize);
@@ -1061,6 +1025,16 @@ Status Machine::Impl::setup() {
   gdtr.limit = kPageSize - 1;
   if (uc_err err = uc_reg_write(uc, UC_X86_REG_GDTR, &gdtr); err != UC_ERR_OK)
     return Error::make(Errc::kUnsupported, "cannot set the GDT: {}", uc_strerror(err));
+  if (!tables.ldt.empty()) {
+    // LDTR as `lldt` would load it: the selector of its GDT descriptor, and the table's base and limit.
+    uc_x86_mmr ldtr{};
+    ldtr.selector = tables.ldt_selector;
+    ldtr.base = layout.ldt;
+    ldtr.limit = static_cast<std::uint32_t>(tables.ldt.size() * 8 - 1);
+    ldtr.flags = 0x82u << 8;  // QEMU keeps a descriptor's access byte in bits 8..15 of its flags
+    if (uc_err err = uc_reg_write(uc, UC_X86_REG_LDTR, &ldtr); err != UC_ERR_OK)
+      return Error::make(Errc::kUnsupported, "cannot set the LDT: {}", uc_strerror(err));
+  }
   // SS first: it must match the CPL (0) before anything else is loaded.
   const std::pair<int, std::uint16_t> segs[] = {{UC_X86_REG_SS, ss}, {UC_X86_REG_CS, cs}, {UC_X86_REG_DS, ds},
                                                 {UC_X86_REG_ES, es}, {UC_X86_REG_FS, fs}, {UC_X86_REG_GS, gs}};
@@ -1070,7 +1044,7 @@ Status Machine::Impl::setup() {
       return Error::make(Errc::kUnsupported, "cannot load segment selector 0x{:04x}: {}", sel, uc_strerror(err));
   }
 
-  // Hooks, all before the first emulation (#2200).
+  // Hooks, all before the first emulation (unicorn-engine/unicorn#2200).
   uc_hook h;
   auto add = [&](int type, void* cb, void* user, std::uint64_t begin, std::uint64_t end) -> Status {
     if (uc_err err = uc_hook_add(uc, &h, type, cb, user, begin, end); err != UC_ERR_OK)
@@ -1108,7 +1082,7 @@ Status Machine::Impl::setup() {
   if (uc_err err = uc_context_alloc(uc, &baseline); err != UC_ERR_OK)
     return Error::make(Errc::kUnsupported, "cannot allocate a Unicorn context: {}", uc_strerror(err));
   write_registers(initial_registers());
-  uc_context_save(uc, baseline);  // save before any restore (#2319)
+  uc_context_save(uc, baseline);  // save before any restore (unicorn-engine/unicorn#2319)
   return {};
 }
 
@@ -1140,9 +1114,11 @@ Result<CallOutcome> Machine::Impl::call(const CallSpec& spec) {
     return Error::make(Errc::kLimit, "the stack (0x{:08x}..0x{:08x}) has no room below esp 0x{:08x} for the call",
                        layout.stack_low, layout.stack_high, thread.esp);
   const GuestAddr entry_esp = static_cast<GuestAddr>(top - need);
-  std::vector<std::uint8_t> frame(4 + plan.stack.size());
-  std::memcpy(frame.data(), &layout.sentinel, 4);
-  std::copy(plan.stack.begin(), plan.stack.end(), frame.begin() + 4);
+  // The return address (the sentinel the run stops at), little-endian, then the stack arguments.
+  std::vector<std::uint8_t> frame;
+  frame.reserve(4 + plan.stack.size());
+  for (int shift = 0; shift < 32; shift += 8) frame.push_back(static_cast<std::uint8_t>(layout.sentinel >> shift));
+  frame.insert(frame.end(), plan.stack.begin(), plan.stack.end());
   LOCKSTEP_TRY_STATUS(host_write(entry_esp, frame));
 
   uc_context_restore(uc, baseline);

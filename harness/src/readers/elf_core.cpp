@@ -1,8 +1,9 @@
-// ELF core reader (i386). Layout: shared/docs/snapshot-formats.md §2 (Linux elf.h, user_32.h; gdb's
-// i386_linux_iterate_over_regset_sections; LLDB's 72-byte i386 prstatus header).
+// ELF core reader (i386). Layout: Linux's elf.h and user_32.h, gdb's
+// i386_linux_iterate_over_regset_sections, LLDB's 72-byte i386 prstatus header.
 #include "lockstep/harness/elf_core.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <fstream>
 #include <map>
 
@@ -431,7 +432,63 @@ class CoreParser {
     if (any_without_tls && !threads_.empty())
       notes_.push_back("no NT_386_TLS note (gdb's gcore up to 13.1 writes none; a kernel core has it): FS and GS "
                        "bases unknown, left 0");
-    if (ldt) notes_.push_back("an FS or GS selector points into the LDT: its base is not in a core, left 0");
+    for (const Thread& th : core_.snapshot.threads)
+      for (std::uint16_t sel : {th.fs, th.gs, th.ds, th.es}) ldt |= (sel & 4) != 0;
+    if (ldt) find_teb_bases();
+  }
+
+  /// A core carries no LDT, so an FS selector with TI = 1 (Wine's TEB selector) has no base in it.
+  /// The TEB is found by what it holds (snapshot-format.md): a 4 KiB-aligned address p whose NT_TIB.Self
+  /// (p + 0x18) is p and whose stack range [StackLimit (p + 8), StackBase (p + 4)) holds the thread's
+  /// esp. Exactly one such page gives FS's base (a heuristic, and a note says so); none or several
+  /// leave it 0. GS and data selectors with TI = 1 stay without a base.
+  void find_teb_bases() {
+    const Snapshot& s = core_.snapshot;
+    auto u32_at = [&](std::uint64_t a) -> std::optional<std::uint32_t> {
+      if (a + 4 > (std::uint64_t{1} << 32)) return std::nullopt;
+      auto b = s.read(static_cast<GuestAddr>(a), 4);
+      if (!b.ok()) return std::nullopt;
+      return static_cast<std::uint32_t>((*b)[0] | ((*b)[1] << 8) | ((*b)[2] << 16) | (static_cast<std::uint32_t>((*b)[3]) << 24));
+    };
+    // Every self-pointing page once, with its stack range.
+    struct Teb {
+      GuestAddr at;
+      std::uint32_t stack_base, stack_limit;
+    };
+    std::vector<Teb> tebs;
+    for (const Region& r : s.regions) {
+      for (std::uint64_t p = (std::uint64_t{r.base} + 0xfff) & ~std::uint64_t{0xfff}; p + 0x1c <= r.end(); p += 0x1000) {
+        const auto self = u32_at(p + 0x18);
+        if (!self || *self != p) continue;
+        const auto base = u32_at(p + 4), limit = u32_at(p + 8);
+        if (base && limit) tebs.push_back({static_cast<GuestAddr>(p), *base, *limit});
+      }
+    }
+    for (Thread& th : core_.snapshot.threads) {
+      for (auto [sel, reg] : {std::pair{th.fs, "fs"}, std::pair{th.gs, "gs"}, std::pair{th.ds, "ds"}, std::pair{th.es, "es"}}) {
+        if (!(sel & 4)) continue;
+        if (sel != th.fs) {
+          notes_.push_back(fmt::format("thread {}: {}=0x{:04x} is an LDT selector; a core holds no LDT: its base is "
+                                       "unknown",
+                                       th.tid, reg, sel));
+          continue;
+        }
+        std::vector<GuestAddr> found;
+        for (const Teb& t : tebs)
+          if (t.stack_limit <= th.esp && th.esp < t.stack_base) found.push_back(t.at);
+        if (found.size() == 1) {
+          th.fs_base = found.front();
+          notes_.push_back(fmt::format("thread {}: fs=0x{:04x} is an LDT selector (a core holds no LDT); its base "
+                                       "0x{:08x} is the one TEB whose Self pointer is itself and whose stack holds esp "
+                                       "0x{:08x} (a heuristic)",
+                                       th.tid, sel, th.fs_base, th.esp));
+        } else {
+          notes_.push_back(fmt::format("thread {}: fs=0x{:04x} is an LDT selector (a core holds no LDT) and {} of the "
+                                       "{} self-pointing TEB pages have a stack holding esp 0x{:08x}: base left 0",
+                                       th.tid, sel, found.size(), tebs.size(), th.esp));
+        }
+      }
+    }
   }
 
   ByteReader r_;

@@ -1,5 +1,5 @@
-// Minidump reader. On-disk layouts: shared/docs/snapshot-formats.md §1 (breakpad minidump_format.h,
-// minidump_cpu_x86.h; Microsoft's minidumpapiset.h). Every offset read from the file goes through
+// Minidump reader. On-disk layouts: breakpad's minidump_format.h and
+// minidump_cpu_x86.h, Microsoft's minidumpapiset.h. Every offset read from the file goes through
 // ByteReader; every count is checked against MinidumpLimits before anything is allocated from it.
 #include "lockstep/harness/minidump.hpp"
 
@@ -609,6 +609,17 @@ Result<Snapshot> minidump_to_snapshot(const Minidump& dump, std::span<const std:
       notes.push_back(fmt::format("thread 0x{:x}: TEB 0x{:08x} does not point at itself (+0x18 holds 0x{:08x}): the "
                                   "FS base may be wrong",
                                   t.thread_id, th.fs_base, le32(*self, 0)));
+    // A minidump carries no LDT: an FS selector in it (Wine's TEB selectors) still works, its base
+    // being the TEB address; any other selector with TI = 1 has no descriptor to be built from.
+    if (th.fs & 4)
+      notes.push_back(fmt::format("thread 0x{:x}: fs=0x{:04x} is an LDT selector; a minidump holds no LDT: FS's base "
+                                  "is the thread's TEB address 0x{:08x}",
+                                  t.thread_id, th.fs, th.fs_base));
+    for (auto [sel, reg] : {std::pair{th.gs, "gs"}, std::pair{th.ds, "ds"}, std::pair{th.es, "es"}})
+      if (sel & 4)
+        notes.push_back(fmt::format("thread 0x{:x}: {}=0x{:04x} is an LDT selector; a minidump holds no LDT: its base "
+                                    "is unknown",
+                                    t.thread_id, reg, sel));
     snap.threads.push_back(th);
   }
   LOCKSTEP_TRY_STATUS(snap.validate());

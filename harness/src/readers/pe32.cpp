@@ -1,4 +1,4 @@
-// PE32 reader and mapper. Layout: shared/docs/snapshot-formats.md §4. Every RVA and file offset from
+// PE32 reader and mapper. Layout: Microsoft's PE format specification (pe-format). Every RVA and file offset from
 // the file is checked (ByteReader slices, explicit 64-bit sums) before it is used.
 #include "lockstep/harness/pe32.hpp"
 

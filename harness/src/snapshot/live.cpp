@@ -1,9 +1,12 @@
-// Live snapshots (live.hpp): /proc/PID/maps + /proc/PID/mem, every thread frozen with ptrace.
-// See /work/shared/docs/snapshot-formats.md §3 for the kernel interfaces and their pitfalls.
+// Live snapshots (live.hpp): /proc/PID/maps + /proc/PID/mem, every thread frozen with ptrace, the
+// LDT read by running modify_ldt inside the stopped process. Kernel interfaces: proc(5) (maps, mem,
+// task/), ptrace(2) (PTRACE_SEIZE/INTERRUPT, GETREGSET with NT_PRSTATUS/NT_PRFPREG/NT_PRXFPREG,
+// GET_THREAD_AREA), modify_ldt(2); how they are used and their pitfalls: harness/docs/live.md.
 #include "lockstep/harness/live.hpp"
 
 #include <asm/ldt.h>  // struct user_desc
 #include <elf.h>      // NT_PRSTATUS, NT_PRFPREG, NT_PRXFPREG
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -14,11 +17,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <ctime>
+#include <thread>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "lockstep/base/io.hpp"
 
@@ -119,30 +125,63 @@ Result<std::vector<int>> list_tids(int pid) {
   return tids;
 }
 
+/// The scheduler state of a thread from /proc/PID/task/TID/stat ('R', 'S', 't', 'Z', ...), 0 if gone.
+char thread_state(int pid, int tid) {
+  auto text = read_proc_text(fmt::format("/proc/{}/task/{}/stat", pid, tid), 4096);
+  if (!text.ok()) return 0;
+  const std::size_t paren = text->rfind(')');  // the command name may hold spaces and parentheses
+  return paren != std::string::npos && paren + 2 < text->size() ? (*text)[paren + 2] : 0;
+}
+
 /// Holds every thread of a process in a ptrace stop; the destructor detaches them all (resuming
 /// them, and re-delivering any signal that arrived while they were stopped) on every path.
+///
+/// Never a hang: every wait has a deadline (a thread that neither stops nor exits, such as a zombie
+/// thread-group leader whose other threads run on, is an error, kIo), and a process that exits or a
+/// thread that appears while the snapshot is read is an error too (kIo: exit status 4), never a
+/// half-frozen process.
 class ThreadFreezer {
  public:
+  static constexpr auto kStopDeadline = std::chrono::seconds(5);
+
   explicit ThreadFreezer(int pid) : pid_(pid) {}
   ThreadFreezer(const ThreadFreezer&) = delete;
   ThreadFreezer& operator=(const ThreadFreezer&) = delete;
   ~ThreadFreezer() { release(); }
 
-  /// Seizes and stops every thread, re-scanning /proc/PID/task until no new thread appears.
+  /// Seizes and stops every thread, re-scanning /proc/PID/task until no new thread appears (a
+  /// thread created while the others were being stopped is stopped too). Each round seizes and
+  /// interrupts every new thread first and then waits for them all, so that the threads stop as
+  /// close together as the kernel allows.
   Status freeze_all() {
     for (int round = 0;; ++round) {
       LOCKSTEP_TRY(std::vector<int> tids, list_tids(pid_));
-      bool any_new = false;
-      for (int tid : tids) {
-        if (threads_.count(tid) || gone_.count(tid)) continue;
-        any_new = true;
-        LOCKSTEP_TRY_STATUS(freeze(tid));
-      }
-      if (!any_new) break;
+      std::vector<int> fresh;
+      for (int tid : tids)
+        if (!threads_.count(tid) && !gone_.count(tid)) fresh.push_back(tid);
+      if (fresh.empty()) break;
+      if (round == 0) stop_started_ = std::chrono::steady_clock::now();
       if (round > 1000)
         return Error::make(Errc::kIo, "pid {} keeps creating threads; could not stop them all", pid_);
+      for (int tid : fresh) LOCKSTEP_TRY_STATUS(seize(tid));
+      for (int tid : fresh)
+        if (threads_.count(tid)) LOCKSTEP_TRY_STATUS(await_stop(tid));
     }
-    if (threads_.empty()) return Error::make(Errc::kNotFound, "pid {} has no threads left to stop", pid_);
+    if (threads_.empty())
+      return Error::make(Errc::kIo, "pid {} exited while it was being stopped for the snapshot", pid_);
+    return {};
+  }
+
+  /// After the state is read: the same threads must still be there, no more (kIo otherwise).
+  Status check_unchanged() {
+    auto tids = list_tids(pid_);
+    if (!tids.ok()) return Error::make(Errc::kIo, "pid {} exited during the snapshot ({})", pid_, tids.error().message);
+    for (int tid : *tids)
+      if (!threads_.count(tid) && !gone_.count(tid))
+        return Error::make(Errc::kIo,
+                           "thread {} appeared in pid {} during the snapshot (after every thread was stopped): the "
+                           "snapshot would miss it; take it again",
+                           tid, pid_);
     return {};
   }
 
@@ -155,17 +194,69 @@ class ThreadFreezer {
     return out;
   }
 
+  /// Resumes a stopped thread until its next stop (an injected system call's int3) and waits for
+  /// it; a signal that arrives meanwhile is kept for re-delivery and the thread resumed again.
+  Status run_to_trap(int tid) {
+    for (;;) {
+      if (::ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0)
+        return os_error(Errc::kIo, errno, fmt::format("PTRACE_CONT of thread {} of pid {}", tid, pid_));
+      threads_[tid].stopped = false;
+      int st = 0;
+      const WaitResult w = wait_stop(tid, st, /*keep_signal=*/false);
+      if (w == WaitResult::kGone) {
+        threads_.erase(tid);
+        gone_.insert(tid);
+        return Error::make(Errc::kIo, "thread {} of pid {} exited during the snapshot", tid, pid_);
+      }
+      if (w != WaitResult::kStopped)
+        return Error::make(Errc::kIo, "thread {} of pid {} did not come back from a system call run for the snapshot "
+                                      "within {} s",
+                           tid, pid_, std::chrono::duration_cast<std::chrono::seconds>(kStopDeadline).count());
+      threads_[tid].stopped = true;
+      if ((st >> 16) == 0 && WSTOPSIG(st) == SIGTRAP) return {};
+      // SIGSYS: the kernel refused the injected system call (syscall user dispatch, as Wine uses for
+      // Windows code, or a seccomp filter). It is ours: never delivered, and the call failed.
+      if ((st >> 16) == 0 && WSTOPSIG(st) == SIGSYS)
+        return Error::make(Errc::kUnsupported, "thread {} of pid {} may not make the system call (SIGSYS: syscall user "
+                                               "dispatch or seccomp)",
+                           tid, pid_);
+      if ((st >> 16) == 0) extra_signals_.emplace_back(tid, WSTOPSIG(st));  // someone else's signal: later
+    }
+  }
+
+  /// Makes sure a thread is in a stop again (after run_to_trap gave up on it); false if it is gone.
+  bool ensure_stopped(int tid) {
+    auto it = threads_.find(tid);
+    if (it == threads_.end()) return false;
+    if (it->second.stopped) return true;
+    ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+    int st = 0;
+    if (wait_stop(tid, st, false) != WaitResult::kStopped) return false;
+    if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSYS)
+      extra_signals_.emplace_back(tid, WSTOPSIG(st));  // someone else's signal: sent again at release
+    it->second.stopped = true;
+    return true;
+  }
+
+  /// Seconds from the first thread's stop to the last thread's release (0 before release()).
+  double stopped_seconds() const { return stopped_seconds_; }
+
   void release() {
     for (auto& [tid, t] : threads_) {
       if (!t.stopped) {
         // Seized but not yet in a stop (an error came between): stop it so that DETACH is allowed.
         ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
         int st = 0;
-        if (wait_stop(tid, st) != WaitResult::kStopped) continue;  // exited: nothing to detach
+        if (wait_stop(tid, st, true) != WaitResult::kStopped) continue;  // exited: nothing to detach
       }
       ::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(t.pending_signal)));
     }
+    // Signals that arrived while a thread ran an injected system call: sent again, as they were.
+    for (auto [tid, sig] : extra_signals_) ::syscall(SYS_tgkill, pid_, tid, sig);
+    if (!threads_.empty())
+      stopped_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - stop_started_).count();
     threads_.clear();
+    extra_signals_.clear();
   }
 
  private:
@@ -173,27 +264,37 @@ class ThreadFreezer {
     bool stopped = false;
     int pending_signal = 0;  ///< a signal that arrived before our interrupt; re-delivered at detach
   };
-  enum class WaitResult { kStopped, kGone, kError };
+  enum class WaitResult { kStopped, kGone, kError, kTimeout };
 
-  WaitResult wait_stop(int tid, int& st) {
-    for (;;) {
-      const int r = ::waitpid(tid, &st, __WALL);
+  WaitResult wait_stop(int tid, int& st, bool keep_signal) {
+    const auto deadline = std::chrono::steady_clock::now() + kStopDeadline;
+    for (int spins = 0;; ++spins) {
+      const int r = ::waitpid(tid, &st, __WALL | WNOHANG);
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) return errno == ECHILD ? WaitResult::kGone : WaitResult::kError;
+      if (r == 0) {
+        // Not stopped yet. A zombie never stops (a leader that left with exit(2) while the others run).
+        const char state = thread_state(pid_, tid);
+        if (state == 0 || state == 'Z' || state == 'X') return WaitResult::kGone;
+        if (std::chrono::steady_clock::now() > deadline) return WaitResult::kTimeout;
+        std::this_thread::sleep_for(std::chrono::microseconds(spins < 100 ? 20 : 500));
+        continue;
+      }
       if (WIFEXITED(st) || WIFSIGNALED(st)) return WaitResult::kGone;
       if (WIFSTOPPED(st)) {
         // Either our PTRACE_EVENT_STOP or a signal-delivery stop that won the race: both are stops.
-        if ((st >> 16) != PTRACE_EVENT_STOP) threads_[tid].pending_signal = WSTOPSIG(st);
+        if (keep_signal && (st >> 16) != PTRACE_EVENT_STOP) threads_[tid].pending_signal = WSTOPSIG(st);
         return WaitResult::kStopped;
       }
     }
   }
 
-  Status freeze(int tid) {
+  Status seize(int tid) {
     if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
       const int e = errno;
-      if (e == ESRCH) {  // the thread exited between listing and seizing
-        gone_.insert(tid);
+      const char state = thread_state(pid_, tid);
+      if (e == ESRCH || (e == EPERM && (state == 0 || state == 'Z' || state == 'X'))) {
+        gone_.insert(tid);  // the thread exited between listing and seizing (a zombie cannot be traced)
         return {};
       }
       if (e == EPERM || e == EACCES) return Error{Errc::kPermission, ptrace_denied_message(pid_, e)};
@@ -209,10 +310,17 @@ class ThreadFreezer {
       }
       return os_error(Errc::kIo, e, fmt::format("PTRACE_INTERRUPT of thread {} of pid {}", tid, pid_));
     }
+    return {};
+  }
+
+  Status await_stop(int tid) {
     int st = 0;
-    switch (wait_stop(tid, st)) {
+    switch (wait_stop(tid, st, true)) {
       case WaitResult::kStopped: threads_[tid].stopped = true; return {};
       case WaitResult::kGone: threads_.erase(tid); gone_.insert(tid); return {};
+      case WaitResult::kTimeout:
+        return Error::make(Errc::kIo, "thread {} of pid {} did not stop within {} s", tid, pid_,
+                           std::chrono::duration_cast<std::chrono::seconds>(kStopDeadline).count());
       case WaitResult::kError: break;
     }
     return os_error(Errc::kIo, errno, fmt::format("waiting for thread {} of pid {} to stop", tid, pid_));
@@ -221,6 +329,9 @@ class ThreadFreezer {
   int pid_;
   std::map<int, Traced> threads_;
   std::set<int> gone_;
+  std::vector<std::pair<int, int>> extra_signals_;
+  std::chrono::steady_clock::time_point stop_started_{};
+  double stopped_seconds_ = 0;
 };
 
 /// A 64-bit thread (LiveSnapshotOptions::allow_64bit): low halves of the registers, own fs/gs bases,
@@ -313,12 +424,7 @@ Result<Thread> read_thread(int pid, int tid, bool allow_64bit, std::vector<std::
   // (PTRACE_GET_THREAD_AREA, index = selector >> 3); the other user GDT segments are flat.
   auto base_of = [&](std::uint16_t sel, const char* reg) -> std::uint32_t {
     if ((sel & ~3u) == 0) return 0;  // null selector
-    if (sel & 4) {
-      notes.push_back(fmt::format("thread {}: {}=0x{:04x} is an LDT selector; its base cannot be read "
-                                  "through ptrace: 0 recorded",
-                                  tid, reg, sel));
-      return 0;
-    }
+    if (sel & 4) return 0;  // an LDT selector: its base comes from the LDT, read afterwards (read_ldt)
     user_desc d{};
     d.entry_number = sel >> 3;
     if (::ptrace(static_cast<__ptrace_request>(PTRACE_GET_THREAD_AREA), tid,
@@ -334,21 +440,238 @@ Result<Thread> read_thread(int pid, int tid, bool allow_64bit, std::vector<std::
   return t;
 }
 
+bool is_special_unreadable(const std::string& path) {
+  return path == "[vvar]" || path == "[vvar_vclock]" || path == "[vsyscall]";
+}
+
+/// Runs system calls inside a stopped thread of the tracee: each call is `syscall`/`int 0x80` then
+/// int3, written over the first bytes of an executable mapping, with the thread's registers set for
+/// the call. The destructor puts back those bytes and every register, on every path.
+class SyscallInjector {
+ public:
+  SyscallInjector(ThreadFreezer& freezer, int pid, int tid) : freezer_(freezer), pid_(pid), tid_(tid) {}
+  SyscallInjector(const SyscallInjector&) = delete;
+  SyscallInjector& operator=(const SyscallInjector&) = delete;
+  ~SyscallInjector() { restore(); }
+
+  /// Saves the thread's registers and the code bytes at `code` (an executable mapping's start).
+  Status prepare(int mem_fd, std::uint64_t code) {
+    mem_fd_ = mem_fd;
+    code_ = code;
+    iovec iov{saved_regs_, sizeof saved_regs_};
+    if (::ptrace(PTRACE_GETREGSET, tid_, reinterpret_cast<void*>(NT_PRSTATUS), &iov) != 0)
+      return os_error(Errc::kIo, errno, fmt::format("PTRACE_GETREGSET of thread {} of pid {}", tid_, pid_));
+    regs_size_ = iov.iov_len;
+    if (regs_size_ != sizeof(I386Regs) && regs_size_ != sizeof(X8664Regs))
+      return Error::make(Errc::kUnsupported, "thread {}: {}-byte registers, neither i386 nor x86-64", tid_, regs_size_);
+    if (::pread(mem_fd_, saved_code_, sizeof saved_code_, static_cast<off_t>(code_)) != sizeof saved_code_)
+      return os_error(Errc::kIo, errno, fmt::format("reading pid {}'s code at 0x{:x}", pid_, code_));
+    const std::uint8_t i386_call[] = {0xcd, 0x80, 0xcc}, x8664_call[] = {0x0f, 0x05, 0xcc};  // int 0x80 / syscall; int3
+    const std::uint8_t* call = is64() ? x8664_call : i386_call;
+    if (::pwrite(mem_fd_, call, 3, static_cast<off_t>(code_)) != 3)
+      return os_error(Errc::kIo, errno, fmt::format("writing a system call into pid {} at 0x{:x}", pid_, code_));
+    prepared_ = true;
+    return {};
+  }
+
+  bool is64() const { return regs_size_ == sizeof(X8664Regs); }
+
+  /// Runs system call `nr` (the tracee's own numbering) with up to six arguments; its return value.
+  Result<std::int64_t> call(std::uint64_t nr, std::initializer_list<std::uint64_t> args) {
+    std::uint64_t a[6] = {};
+    std::size_t i = 0;
+    for (std::uint64_t v : args) a[i++] = v;
+    alignas(8) std::uint8_t raw[sizeof saved_regs_];
+    std::memcpy(raw, saved_regs_, sizeof raw);
+    if (is64()) {
+      X8664Regs r;
+      std::memcpy(&r, raw, sizeof r);
+      r.rip = code_, r.rax = nr, r.rdi = a[0], r.rsi = a[1], r.rdx = a[2], r.r10 = a[3], r.r8 = a[4], r.r9 = a[5];
+      r.orig_rax = ~std::uint64_t{0};  // no system call to restart on the way back to user mode
+      std::memcpy(raw, &r, sizeof r);
+    } else {
+      I386Regs r;
+      std::memcpy(&r, raw, sizeof r);
+      auto w = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
+      r.eip = w(code_), r.eax = w(nr), r.ebx = w(a[0]), r.ecx = w(a[1]), r.edx = w(a[2]), r.esi = w(a[3]),
+      r.edi = w(a[4]), r.ebp = w(a[5]);
+      r.orig_eax = 0xffffffffu;
+      std::memcpy(raw, &r, sizeof r);
+    }
+    iovec iov{raw, regs_size_};
+    if (::ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void*>(NT_PRSTATUS), &iov) != 0)
+      return os_error(Errc::kIo, errno, fmt::format("PTRACE_SETREGSET of thread {} of pid {}", tid_, pid_));
+    dirty_regs_ = true;
+    LOCKSTEP_TRY_STATUS(freezer_.run_to_trap(tid_));
+    iovec back{raw, sizeof raw};
+    if (::ptrace(PTRACE_GETREGSET, tid_, reinterpret_cast<void*>(NT_PRSTATUS), &back) != 0)
+      return os_error(Errc::kIo, errno, fmt::format("PTRACE_GETREGSET of thread {} of pid {}", tid_, pid_));
+    if (is64()) {
+      X8664Regs r;
+      std::memcpy(&r, raw, sizeof r);
+      return static_cast<std::int64_t>(r.rax);
+    }
+    I386Regs r;
+    std::memcpy(&r, raw, sizeof r);
+    return static_cast<std::int64_t>(static_cast<std::int32_t>(r.eax));
+  }
+
+  void restore() {
+    // A thread that did not come back from a call is stopped first: its registers can only be put
+    // back in a stop.
+    if ((dirty_regs_ || prepared_) && !freezer_.ensure_stopped(tid_)) dirty_regs_ = false;
+    if (dirty_regs_) {
+      iovec iov{saved_regs_, regs_size_};
+      ::ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void*>(NT_PRSTATUS), &iov);
+      dirty_regs_ = false;
+    }
+    if (prepared_) {
+      ::pwrite(mem_fd_, saved_code_, sizeof saved_code_, static_cast<off_t>(code_));
+      prepared_ = false;
+    }
+  }
+
+ private:
+  ThreadFreezer& freezer_;
+  int pid_, tid_;
+  int mem_fd_ = -1;
+  std::uint64_t code_ = 0;
+  alignas(8) std::uint8_t saved_regs_[sizeof(X8664Regs)] = {};
+  std::size_t regs_size_ = 0;
+  std::uint8_t saved_code_[3] = {};
+  bool prepared_ = false, dirty_regs_ = false;
+};
+
+/// Reads the process's LDT: in the stopped thread `tid`, mmap a 64 KiB buffer, modify_ldt(0, buf,
+/// 64 KiB) into it (the kernel copies every entry and zero-fills the rest), read it through
+/// /proc/PID/mem, munmap it; then every register and code byte is put back. Only present entries are
+/// kept. A process that never called modify_ldt has none (modify_ldt returns 0).
+Result<std::vector<LdtEntry>> read_ldt(ThreadFreezer& freezer, int pid, int tid, const std::vector<MapsEntry>& maps,
+                                       std::vector<std::string>& notes) {
+  // The system call goes over the first bytes of an executable mapping of the program's own (not
+  // the kernel's [vdso]/[vsyscall], which ptrace may not write).
+  const MapsEntry* code = nullptr;
+  for (const MapsEntry& m : maps)
+    if (m.exec && m.read && !m.shared && m.end - m.start >= kPage && m.path != "[vdso]" && !is_special_unreadable(m.path)) {
+      code = &m;
+      break;
+    }
+  if (!code) return Error::make(Errc::kUnsupported, "pid {} has no executable mapping to run modify_ldt from", pid);
+  const std::string mem_path = fmt::format("/proc/{}/mem", pid);
+  const int fd = ::open(mem_path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return os_error(Errc::kIo, errno, "cannot open " + mem_path + " for writing");
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+
+  constexpr std::uint64_t kLdtBytes = std::uint64_t{kLdtEntries} * 8;
+  std::vector<LdtEntry> out;
+  SyscallInjector inject(freezer, pid, tid);
+  LOCKSTEP_TRY_STATUS(inject.prepare(fd, code->start));
+  const bool is64 = inject.is64();
+  // (i386 numbers | x86-64 numbers): mmap2 | mmap, modify_ldt, munmap
+  const std::uint64_t nr_mmap = is64 ? 9 : 192, nr_modify_ldt = is64 ? 154 : 123, nr_munmap = is64 ? 11 : 91;
+  auto failed = [](std::int64_t r) { return r < 0 && r > -4096; };
+  LOCKSTEP_TRY(const std::int64_t buf, inject.call(nr_mmap, {0, kLdtBytes, 3 /* PROT_READ | PROT_WRITE */,
+                                                             0x22 /* MAP_PRIVATE | MAP_ANONYMOUS */,
+                                                             is64 ? ~std::uint64_t{0} : 0xffffffffu, 0}));
+  if (failed(buf))
+    return Error::make(Errc::kIo, "pid {}: mmap for the LDT buffer failed in thread {}: {}", pid, tid,
+                       std::strerror(static_cast<int>(-buf)));
+  const std::uint64_t at = is64 ? static_cast<std::uint64_t>(buf) : static_cast<std::uint32_t>(buf);
+  if (at == 0 || at % kPage != 0)
+    return Error::make(Errc::kUnsupported, "pid {}: the injected mmap in thread {} gave 0x{:x}, not a mapping", pid, tid,
+                       at);
+  auto n = inject.call(nr_modify_ldt, {0, at, kLdtBytes});
+  std::vector<std::uint8_t> table;
+  if (n.ok() && !failed(*n) && *n > 0) {
+    table.resize(static_cast<std::size_t>(std::min<std::int64_t>(*n, static_cast<std::int64_t>(kLdtBytes))));
+    if (::pread(fd, table.data(), table.size(), static_cast<off_t>(at)) != static_cast<ssize_t>(table.size()))
+      table.clear(), notes.push_back(fmt::format("LDT: reading it back from 0x{:x} failed: {}", at, std::strerror(errno)));
+  }
+  auto unmapped = inject.call(nr_munmap, {at, kLdtBytes});
+  if (!n.ok()) return std::move(n).error();
+  if (failed(*n))
+    notes.push_back(fmt::format("LDT: modify_ldt(0) in thread {} failed ({}): no LDT entries recorded", tid,
+                                std::strerror(static_cast<int>(-*n))));
+  if (!unmapped.ok()) return std::move(unmapped).error();
+  if (failed(*unmapped))
+    notes.push_back(fmt::format("LDT: the 64 KiB buffer at 0x{:x} could not be unmapped ({})", at,
+                                std::strerror(static_cast<int>(-*unmapped))));
+  std::size_t not_present = 0;
+  for (std::size_t i = 0; i + 8 <= table.size(); i += 8) {
+    std::uint64_t d;
+    std::memcpy(&d, table.data() + i, 8);
+    if (!d) continue;
+    const LdtEntry e = LdtEntry::from_descriptor(static_cast<std::uint16_t>(i / 8), d);
+    if (e.present()) out.push_back(e);
+    else ++not_present;
+  }
+  if (not_present) notes.push_back(fmt::format("LDT: {} entries marked not present: not recorded", not_present));
+  return out;
+}
+
 std::string region_name(const MapsEntry& m) { return m.path.empty() ? "[anon]" : m.path; }
 
 /// Reads [m.start, m.end) from /proc/PID/mem. Pages the kernel refuses are skipped (noted); each
 /// readable run becomes its own region.
-void read_mapping(int mem_fd, const MapsEntry& m, std::uint8_t prot, Snapshot& s) {
+/// Buffers for the mappings' bytes, allocated and touched before the process is stopped: the page
+/// faults of a fresh buffer (most of the cost of reading a big mapping) then happen while it runs.
+/// Keyed by [start, end); a mapping that changed meanwhile simply gets a new buffer.
+using PreparedBuffers = std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<std::uint8_t>>;
+
+PreparedBuffers prepare_buffers(const std::vector<MapsEntry>& maps, std::uint64_t max_total) {
+  PreparedBuffers out;
+  std::uint64_t total = 0;
+  for (const MapsEntry& m : maps) {
+    if (m.end > kFourGiB || !m.read || m.end == m.start || is_special_unreadable(m.path)) continue;
+    total += m.end - m.start;
+    if (total > max_total) break;  // the snapshot will stop there with its own error
+    out[{m.start, m.end}].resize(static_cast<std::size_t>(m.end - m.start));  // zero-filled: every page touched
+  }
+  return out;
+}
+
+/// Reads guest memory: process_vm_readv (one copy, measurably faster than /proc/PID/mem) while the
+/// kernel allows it, /proc/PID/mem otherwise (`use_vm` off, or refused: a container's seccomp profile
+/// may forbid process_vm_readv). Where process_vm_readv stops at a page it cannot read, /proc/PID/mem
+/// is asked too, so what is skipped, and the error noted, are /proc/PID/mem's.
+class MemoryReader {
+ public:
+  MemoryReader(int pid, int mem_fd, bool use_vm) : pid_(pid), mem_fd_(mem_fd), use_vm_(use_vm) {}
+
+  ssize_t read(std::uint8_t* dst, std::size_t len, std::uint64_t at) {
+    if (use_vm_) {
+      iovec local{dst, len}, remote{reinterpret_cast<void*>(static_cast<std::uintptr_t>(at)), len};
+      const ssize_t n = ::process_vm_readv(pid_, &local, 1, &remote, 1, 0);
+      if (n > 0) return n;
+      if (n < 0 && errno != EFAULT && errno != EINTR) use_vm_ = false;  // ENOSYS, EPERM: not here
+    }
+    return ::pread(mem_fd_, dst, len, static_cast<off_t>(at));
+  }
+
+ private:
+  int pid_, mem_fd_;
+  bool use_vm_;
+};
+
+void read_mapping(MemoryReader& reader, int mem_fd, const MapsEntry& m, std::uint8_t prot, Snapshot& s,
+                  PreparedBuffers& prepared) {
   std::uint64_t pos = m.start;
   while (pos < m.end) {
     // One readable run from pos.
     Region run{static_cast<GuestAddr>(pos), {}, prot, region_name(m)};
-    run.bytes.resize(static_cast<std::size_t>(m.end - pos));
+    if (auto it = prepared.find({pos, m.end}); it != prepared.end()) {
+      run.bytes = std::move(it->second);
+      prepared.erase(it);
+    } else {
+      run.bytes.resize(static_cast<std::size_t>(m.end - pos));
+    }
     std::size_t filled = 0;
     int err = 0;
     while (pos < m.end) {
-      const ssize_t n = ::pread(mem_fd, run.bytes.data() + filled, static_cast<std::size_t>(m.end - pos),
-                                static_cast<off_t>(pos));
+      const ssize_t n = reader.read(run.bytes.data() + filled, static_cast<std::size_t>(m.end - pos), pos);
       if (n > 0) {
         pos += static_cast<std::uint64_t>(n);
         filled += static_cast<std::size_t>(n);
@@ -373,10 +696,6 @@ void read_mapping(int mem_fd, const MapsEntry& m, std::uint8_t prot, Snapshot& s
     s.meta.notes.push_back(fmt::format("0x{:08x}-0x{:08x} {} {}: unreadable ({}): skipped", bad_from, pos,
                                        prot_string(prot), region_name(m), std::strerror(err)));
   }
-}
-
-bool is_special_unreadable(const std::string& path) {
-  return path == "[vvar]" || path == "[vvar_vclock]" || path == "[vsyscall]";
 }
 
 }  // namespace
@@ -441,6 +760,14 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
   if (pid == ::getpid()) return Error::make(Errc::kUsage, "pid {} is lockstep itself; it cannot snapshot itself", pid);
   if (::kill(pid, 0) != 0 && errno == ESRCH) return Error::make(Errc::kNotFound, "no process with pid {}", pid);
 
+  // While the process still runs: buffers for what it has mapped now.
+  PreparedBuffers prepared;
+  if (options.prepare_buffers) {
+    auto text = read_proc_text(fmt::format("/proc/{}/maps", pid), 64u << 20);
+    if (text.ok())
+      if (auto before = parse_proc_maps(*text); before.ok()) prepared = prepare_buffers(*before, options.max_total_bytes);
+  }
+
   ThreadFreezer freezer(pid);
   LOCKSTEP_TRY_STATUS(freezer.freeze_all());
 
@@ -455,11 +782,45 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
     s.threads.push_back(t);
   }
 
-  // The maps are read only now that every thread is stopped: they cannot change under us.
+  // The maps are read only now that every thread is stopped: they cannot change under us (the LDT
+  // buffer below is mapped and unmapped again before they are read a second time).
   const std::string maps_path = fmt::format("/proc/{}/maps", pid);
-  auto maps_text = read_proc_text(maps_path, 64u << 20);
-  if (!maps_text.ok()) return std::move(maps_text).error().wrap("pid {}", pid);
-  LOCKSTEP_TRY(std::vector<MapsEntry> maps, parse_proc_maps(*maps_text));
+  auto read_maps = [&]() -> Result<std::vector<MapsEntry>> {
+    auto maps_text = read_proc_text(maps_path, 64u << 20);
+    if (!maps_text.ok()) return std::move(maps_text).error().wrap("pid {} (did it exit during the snapshot?)", pid);
+    return parse_proc_maps(*maps_text);
+  };
+  LOCKSTEP_TRY(std::vector<MapsEntry> maps, read_maps());
+
+  // The LDT, read inside the main thread (or the first other one, if the main thread has exited);
+  // then the FS/GS bases of LDT selectors come from it.
+  // Not under a seccomp filter: one could kill the process for a system call it does not expect.
+  auto status = read_proc_text(fmt::format("/proc/{}/status", pid), 1 << 20);
+  const bool seccomp_filter = status.ok() && status->find("\nSeccomp:\t2") != std::string::npos;
+  if (options.read_ldt && seccomp_filter)
+    s.meta.notes.push_back("LDT not read: the process runs under a seccomp filter, so no system call is run inside it");
+  if (options.read_ldt && !seccomp_filter) {
+    auto ldt = read_ldt(freezer, pid, freezer.stopped().front(), maps, s.meta.notes);
+    if (!ldt.ok()) {
+      if (ldt.error().code == Errc::kIo) return std::move(ldt).error();
+      s.meta.notes.push_back("LDT not read: " + ldt.error().message);
+    } else {
+      s.ldt = std::move(*ldt);
+    }
+    LOCKSTEP_TRY(maps, read_maps());
+  }
+  for (Thread& t : s.threads) {
+    for (auto [sel, base, reg] : {std::tuple{t.fs, &t.fs_base, "fs"}, std::tuple{t.gs, &t.gs_base, "gs"}}) {
+      if (!(sel & 4)) continue;
+      if (const LdtEntry* e = s.find_ldt(static_cast<std::uint16_t>(sel >> 3))) {
+        if (!*base) *base = e->base;  // a 64-bit thread's own base register wins when it has one
+      } else {
+        s.meta.notes.push_back(fmt::format("thread {}: {}=0x{:04x} is an LDT selector without an LDT entry in the "
+                                           "snapshot: base {}",
+                                           t.tid, reg, sel, *base ? fmt::format("0x{:08x} (its base register)", *base) : "0 recorded"));
+      }
+    }
+  }
 
   const std::string mem_path = fmt::format("/proc/{}/mem", pid);
   const int mem_fd = ::open(mem_path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -472,6 +833,7 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
     int fd;
     ~FdCloser() { ::close(fd); }
   } closer{mem_fd};
+  MemoryReader reader(pid, mem_fd, options.use_process_vm_readv);
 
   std::uint64_t total = 0;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> files;  // path → [lowest start, highest end)
@@ -504,7 +866,7 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
                          options.max_total_bytes, what);
     const std::uint8_t prot = static_cast<std::uint8_t>((m.read ? kProtRead : 0) | (m.write ? kProtWrite : 0) |
                                                         (m.exec ? kProtExec : 0));
-    read_mapping(mem_fd, m, prot, s);
+    read_mapping(reader, mem_fd, m, prot, s, prepared);
   }
   for (const auto& [path, range] : files)
     s.meta.modules.push_back(Module{path, static_cast<GuestAddr>(range.first),
@@ -512,7 +874,16 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
   std::sort(s.meta.modules.begin(), s.meta.modules.end(),
             [](const Module& a, const Module& b) { return a.base < b.base; });
 
-  // The executable: its path, and its hash through /proc/PID/exe (works even if it was deleted).
+  LOCKSTEP_TRY_STATUS(freezer.check_unchanged());
+  freezer.release();  // resume the process as soon as it has been read
+  if (options.timing) {
+    options.timing->stopped_seconds = freezer.stopped_seconds();
+    options.timing->threads = s.threads.size();
+    options.timing->bytes = s.total_bytes();
+  }
+
+  // The executable, once the process runs again (it needs no stop): its path, and its hash through
+  // /proc/PID/exe (works even if it was deleted).
   const std::string exe_link = fmt::format("/proc/{}/exe", pid);
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink(exe_link, ec);
@@ -533,7 +904,6 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
     }
   }
 
-  freezer.release();  // resume the process as soon as it has been read
   s.sort_regions();
   LOCKSTEP_TRY_STATUS(s.validate());
   return s;

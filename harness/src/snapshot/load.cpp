@@ -55,7 +55,7 @@ Result<Snapshot> decode_any_snapshot(std::span<const std::uint8_t> bytes, std::s
     case SnapshotFormat::kLockstep:
       return decode_snapshot(bytes, what);
 
-    // --- other formats (issue 8): one branch per magic. Replace each body with the reader's call,
+    // --- other formats: one branch per magic. Replace each body with the reader's call,
     // e.g. `return read_minidump(bytes, what);` / `return read_elf_core(bytes, what);` — readers
     // take the whole file's bytes and `what`, and return a Snapshot that passes validate(). ---
     case SnapshotFormat::kMinidump:
@@ -93,6 +93,14 @@ Result<Snapshot> load_snapshot(const std::filesystem::path& path) {
 
 Status save_snapshot(const Snapshot& snapshot, const std::filesystem::path& path, const SnapshotWriteOptions& options) {
   if (auto v = snapshot.validate(); !v.ok()) return std::move(v).error().wrap("refusing to write {}", path.string());
+  if (options.version != kSnapshotVersion && options.version != kSnapshotOldestVersion)
+    return Error::make(Errc::kUsage, "refusing to write {}: snapshot file version {} (this build writes {} or {})",
+                       path.string(), options.version, kSnapshotOldestVersion, kSnapshotVersion);
+  if (options.version == 1 && !snapshot.ldt.empty())
+    return Error::make(Errc::kUsage,
+                       "refusing to write {} as version 1: the snapshot has {} LDT entries, which version 1 cannot hold "
+                       "(write version {})",
+                       path.string(), snapshot.ldt.size(), kSnapshotVersion);
   if (snapshot.regions.size() > kSnapshotMaxRegions)
     return Error::make(Errc::kLimit, "refusing to write {}: {} regions, past the file's limit of {}", path.string(),
                        snapshot.regions.size(), kSnapshotMaxRegions);

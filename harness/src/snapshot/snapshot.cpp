@@ -47,6 +47,31 @@ X87State x87_from_fxsave(std::span<const std::uint8_t> fx) {
   return x;
 }
 
+std::uint64_t LdtEntry::descriptor() const noexcept {
+  std::uint64_t d = limit & 0xffff;
+  d |= std::uint64_t{base & 0xffffff} << 16;
+  d |= std::uint64_t{access} << 40;
+  d |= std::uint64_t{(limit >> 16) & 0xf} << 48;
+  d |= std::uint64_t{flags & 0xfu} << 52;
+  d |= std::uint64_t{base >> 24} << 56;
+  return d;
+}
+
+LdtEntry LdtEntry::from_descriptor(std::uint16_t index, std::uint64_t d) noexcept {
+  LdtEntry e;
+  e.index = index;
+  e.limit = static_cast<std::uint32_t>((d & 0xffff) | (((d >> 48) & 0xf) << 16));
+  e.base = static_cast<std::uint32_t>(((d >> 16) & 0xffffff) | (((d >> 56) & 0xff) << 24));
+  e.access = static_cast<std::uint8_t>(d >> 40);
+  e.flags = static_cast<std::uint8_t>((d >> 52) & 0xf);
+  return e;
+}
+
+const LdtEntry* Snapshot::find_ldt(std::uint16_t index) const noexcept {
+  auto it = std::lower_bound(ldt.begin(), ldt.end(), index, [](const LdtEntry& e, std::uint16_t i) { return e.index < i; });
+  return it != ldt.end() && it->index == index ? &*it : nullptr;
+}
+
 void Snapshot::sort_regions() {
   std::stable_sort(regions.begin(), regions.end(), [](const Region& a, const Region& b) { return a.base < b.base; });
 }
@@ -69,6 +94,17 @@ Status Snapshot::validate() const {
                            "regions {} ({}, 0x{:08x}..0x{:08x}) and {} ({}, 0x{:08x}..0x{:08x}) overlap", i - 1,
                            p.name, p.base, p.end(), i, r.name, r.base, r.end());
     }
+  }
+  for (std::size_t i = 0; i < ldt.size(); ++i) {
+    const LdtEntry& e = ldt[i];
+    if (e.index >= kLdtEntries)
+      return Error::make(Errc::kMalformed, "LDT entry {} has index {}, past the LDT's {} entries", i, e.index, kLdtEntries);
+    if (e.limit > 0xfffff || e.flags > 0xf)
+      return Error::make(Errc::kMalformed, "LDT entry {} (index {}): limit 0x{:x} / flags 0x{:x} do not fit a descriptor",
+                         i, e.index, e.limit, e.flags);
+    if (i > 0 && e.index <= ldt[i - 1].index)
+      return Error::make(Errc::kMalformed, "LDT entries {} and {} are not sorted by index or repeat one ({} after {})",
+                         i - 1, i, e.index, ldt[i - 1].index);
   }
   return {};
 }
@@ -141,6 +177,16 @@ std::string Snapshot::content_sha256() const {
     for (const auto& st : t.x87.st) w.bytes(st);
     w.u32(t.x87.mxcsr);
     w.u8(t.x87.valid ? 1 : 0);
+    feed(w);
+  }
+  // Only when present, so that the hash of a snapshot without an LDT is what it always was.
+  if (!ldt.empty()) {
+    ByteWriter w;
+    w.u32(static_cast<std::uint32_t>(ldt.size()));
+    for (const LdtEntry& e : ldt) {
+      w.u16(e.index);
+      w.u64(e.descriptor());
+    }
     feed(w);
   }
   return to_hex(h.finish());

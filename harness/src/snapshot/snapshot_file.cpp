@@ -1,6 +1,6 @@
-// lockstep's snapshot file, version 1. Layout (all little-endian; harness/docs/snapshot-format.md):
+// lockstep's snapshot file, versions 2 and 1. Layout (all little-endian; harness/docs/snapshot-format.md):
 //
-//   header (48 bytes, uncompressed) | info block (zlib: region table, threads, metadata) |
+//   header (48 bytes, uncompressed) | info block (zlib: region table, threads, LDT (version 2), metadata) |
 //   region data (one zlib stream per region, in table order) | end of file
 //
 // The reader checks, in this order: magic, version, header CRC, header limits, the info block's
@@ -98,6 +98,36 @@ Result<std::uint32_t> get_count(ByteReader& r, std::string_view field, std::uint
   return n;
 }
 
+/// Version 2's LDT table: a count, then 12 bytes per entry, sorted by index.
+Status get_ldt(ByteReader& r, std::vector<LdtEntry>& out) {
+  LOCKSTEP_TRY(const std::uint32_t n, get_count(r, "LDT entry count", kLdtEntries));
+  if (std::uint64_t{n} * 12 > r.remaining())
+    return Error::make(Errc::kTruncated, "{}: {} LDT entries cannot fit in the {} bytes left of the info block", r.what(),
+                       n, r.remaining());
+  out.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::size_t at = r.pos();
+    const std::string f = fmt::format("LDT entry {}", i);
+    LdtEntry e;
+    LOCKSTEP_TRY(e.index, r.u16(f));
+    LOCKSTEP_TRY(e.access, r.u8(f));
+    LOCKSTEP_TRY(e.flags, r.u8(f));
+    LOCKSTEP_TRY(e.base, r.u32(f));
+    LOCKSTEP_TRY(e.limit, r.u32(f));
+    if (e.index >= kLdtEntries || e.flags > 0xf || e.limit > 0xfffff)
+      return Error::make(Errc::kMalformed,
+                         "{}: LDT entry {} at info offset 0x{:x}: index {} / flags 0x{:x} / limit 0x{:x} (must be "
+                         "below {} / 0x10 / 0x100000)",
+                         r.what(), i, at, e.index, e.flags, e.limit, kLdtEntries);
+    if (!out.empty() && e.index <= out.back().index)
+      return Error::make(Errc::kMalformed,
+                         "{}: LDT entry {} at info offset 0x{:x}: index {} after {} (entries must be sorted, each index once)",
+                         r.what(), i, at, e.index, out.back().index);
+    out.push_back(e);
+  }
+  return {};
+}
+
 }  // namespace
 
 bool is_lockstep_snapshot(std::span<const std::uint8_t> first_bytes) noexcept {
@@ -126,6 +156,16 @@ std::vector<std::uint8_t> encode_snapshot(const Snapshot& s, const SnapshotWrite
     info.str32(r.name);
   }
   for (const Thread& t : s.threads) put_thread(info, t);
+  if (options.version >= 2) {
+    info.u32(static_cast<std::uint32_t>(s.ldt.size()));
+    for (const LdtEntry& e : s.ldt) {
+      info.u16(e.index);
+      info.u8(e.access);
+      info.u8(e.flags);
+      info.u32(e.base);
+      info.u32(e.limit);
+    }
+  }
   info.str32(s.meta.source);
   info.str32(s.meta.format);
   info.put<std::int64_t>(s.meta.created_unix);
@@ -146,7 +186,7 @@ std::vector<std::uint8_t> encode_snapshot(const Snapshot& s, const SnapshotWrite
 
   ByteWriter h;
   h.bytes(kSnapshotMagic);
-  h.u32(kSnapshotVersion);
+  h.u32(options.version);
   h.u32(0);  // flags
   h.u32(static_cast<std::uint32_t>(s.regions.size()));
   h.u32(static_cast<std::uint32_t>(s.threads.size()));
@@ -178,9 +218,10 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
                        kSnapshotHeaderSize);
   ByteReader hr(file, what);
   LOCKSTEP_TRY(const std::uint32_t version, hr.read_at<std::uint32_t>(kOffVersion, "version"));
-  if (version != kSnapshotVersion)
-    return Error::make(Errc::kBadVersion, "{}: snapshot file version {} (at offset 0x{:x}); this build reads version {}",
-                       what, version, kOffVersion, kSnapshotVersion);
+  if (version < kSnapshotOldestVersion || version > kSnapshotVersion)
+    return Error::make(Errc::kBadVersion,
+                       "{}: snapshot file version {} (at offset 0x{:x}); this build reads versions {} to {}", what,
+                       version, kOffVersion, kSnapshotOldestVersion, kSnapshotVersion);
   LOCKSTEP_TRY(const std::uint32_t header_crc, hr.read_at<std::uint32_t>(kOffHeaderCrc, "header crc32"));
   const std::uint32_t header_crc_now = crc32(file.first(kOffHeaderCrc));
   if (header_crc != header_crc_now)
@@ -195,7 +236,7 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
   LOCKSTEP_TRY(const std::uint32_t info_crc, hr.read_at<std::uint32_t>(kOffInfoCrc, "info crc32"));
   if (flags != 0)
     return Error::make(Errc::kMalformed, "{}: header flags 0x{:08x} (at offset 0x{:x}): no flags are defined in version {}",
-                       what, flags, kOffFlags, kSnapshotVersion);
+                       what, flags, kOffFlags, version);
   if (region_count > kSnapshotMaxRegions)
     return Error::make(Errc::kLimit, "{}: region count {} (at offset 0x{:x}) is past the limit of {}", what,
                        region_count, kOffRegionCount, kSnapshotMaxRegions);
@@ -276,6 +317,7 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
     LOCKSTEP_TRY(Thread t, get_thread(r, i));
     s.threads.push_back(t);
   }
+  if (version >= 2) LOCKSTEP_TRY_STATUS(get_ldt(r, s.ldt));
   LOCKSTEP_TRY(s.meta.source, r.str32("metadata source", kSnapshotMaxNameBytes));
   LOCKSTEP_TRY(s.meta.format, r.str32("metadata format", kSnapshotMaxNameBytes));
   LOCKSTEP_TRY(s.meta.created_unix, r.read<std::int64_t>("metadata time"));

@@ -5,13 +5,26 @@
 //
 // It is a small Linux i386 user-mode emulator: it maps the ELF's PT_LOAD segments, builds the initial
 // stack (argv, auxv), a GDT as a 64-bit kernel gives a 32-bit process (user code 0x23, data 0x2b, TLS
-// entry 12 = 0x63), and emulates the few system calls a static glibc program makes (int 0x80: brk,
-// set_thread_area, open/openat, write, close, uname, kill, exit_group, ...). The stand-in's own
-// guest code runs unchanged, so its step log is the same as a native run's.
+// entries 12..14 = 0x63, 0x6b, 0x73), and emulates the few system calls a static program makes
+// (int 0x80: brk, set_thread_area, modify_ldt, clone, open/openat, write, close, uname, kill,
+// exit_group, ...). The stand-in's own guest code runs unchanged, so its step log is the same as a
+// native run's.
+//
+// Threads (clone with CLONE_VM | CLONE_THREAD) run one at a time on the one Unicorn engine, each with
+// its own saved CPU context (uc_context) and GDT TLS entries: a thread runs until it makes a system
+// call that yields (sched_yield, nanosleep, futex), exits, or has run its time slice (counted in
+// translated blocks, so the schedule, and hence every run, is deterministic). nanosleep does not
+// sleep: it yields. A single-threaded program has no slice hook at all (it is added at the first
+// clone), so the stand-in runs exactly as it did.
+//
+// The LDT (modify_ldt, as Wine gives every thread's TEB a selector) lives in emulator-only pages
+// with LDTR pointing at it, as the kernel's does; `modify_ldt(0, ...)` reads it back.
 //
 // The pause: when the program sends itself SIGSTOP (--pause-at), a native run stops and a live
 // snapshot is taken from outside; here the runner itself writes the whole guest state, as
-// `lockstep snapshot --pid` would, to --snapshot FILE (lockstep's snapshot format) and runs on.
+// `lockstep snapshot --pid` would, to --snapshot FILE (lockstep's snapshot format) and runs on:
+// every thread (the one that stopped itself first), each thread's selectors and the FS/GS bases
+// behind them, and the process's LDT entries.
 //
 // Exit status: the program's own, or 3 for a guest fault (an unmapped access, ud2), 2 for bad usage,
 // 4 for an unreadable executable.
@@ -21,6 +34,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -46,10 +60,58 @@ constexpr std::uint32_t kPage = 0x1000;
 constexpr std::uint32_t kStackTop = 0xfffdd000;       // where a 64-bit kernel puts a 32-bit stack
 constexpr std::uint32_t kStackSize = 8u << 20;
 constexpr std::uint32_t kGdtBase = 0xffffe000;        // emulator-only page, not in the snapshot
+constexpr std::uint32_t kLdtBase = 0xfffe0000;        // emulator-only 64 KiB (8192 entries), not in the snapshot
+constexpr std::uint32_t kLdtEntries = 8192;
+constexpr std::uint64_t kSliceBlocks = 20000;         // a thread's time slice, in translated blocks
 constexpr std::uint32_t kMmapBase = 0xf7000000;       // anonymous mmap2 grows up from here
 constexpr std::uint32_t kPid = 4242;                  // the pid and tid the program sees
-constexpr std::uint16_t kUserCs = 0x23, kUserDs = 0x2b, kTlsSelector = 0x63, kKernelSs = 0x30;
-constexpr int kTlsEntry = 12;
+constexpr std::uint16_t kUserCs = 0x23, kUserDs = 0x2b, kKernelSs = 0x30;
+constexpr int kTlsEntry = 12;                         // GDT_ENTRY_TLS_MIN on a 64-bit kernel
+constexpr int kTlsEntries = 3;                        // 12, 13, 14
+// clone flags (linux/sched.h)
+constexpr std::uint32_t kCloneVm = 0x100, kCloneThread = 0x10000, kCloneSettls = 0x80000,
+                        kCloneParentSettid = 0x100000, kCloneChildCleartid = 0x200000, kCloneChildSettid = 0x1000000;
+
+/// The descriptor Linux's fill_ldt() makes of a `struct user_desc` (asm/ldt.h: entry_number,
+/// base_addr, limit, then the bit fields seg_32bit, contents:2, read_exec_only, limit_in_pages,
+/// seg_not_present, useable), for modify_ldt and set_thread_area alike: DPL 3, the accessed bit set.
+std::uint64_t descriptor_from_user_desc(const std::uint32_t desc[4]) {
+  const std::uint32_t base = desc[1], limit = desc[2], bits = desc[3];
+  const std::uint32_t seg_32bit = bits & 1, contents = (bits >> 1) & 3, read_exec_only = (bits >> 3) & 1,
+                      limit_in_pages = (bits >> 4) & 1, seg_not_present = (bits >> 5) & 1, useable = (bits >> 6) & 1;
+  std::uint64_t d = limit & 0xffff;
+  d |= std::uint64_t{base & 0xffffff} << 16;
+  const std::uint32_t type = ((read_exec_only ^ 1) << 1) | (contents << 2) | 1;
+  d |= std::uint64_t{type} << 40;
+  d |= std::uint64_t{1} << 44;                 // S: code or data
+  d |= std::uint64_t{3} << 45;                 // DPL 3
+  d |= std::uint64_t{seg_not_present ^ 1} << 47;
+  d |= std::uint64_t{(limit >> 16) & 0xf} << 48;
+  d |= std::uint64_t{useable} << 52;
+  d |= std::uint64_t{seg_32bit} << 54;
+  d |= std::uint64_t{limit_in_pages} << 55;
+  d |= std::uint64_t{base >> 24} << 56;
+  return d;
+}
+
+/// Linux's LDT_empty(): the user_desc that clears an entry.
+bool user_desc_is_empty(const std::uint32_t desc[4]) {
+  return desc[1] == 0 && desc[2] == 0 && (desc[3] & 0x7f) == 0x28;  // read_exec_only and seg_not_present only
+}
+
+std::uint32_t descriptor_base(std::uint64_t d) {
+  return static_cast<std::uint32_t>(((d >> 16) & 0xffffff) | (((d >> 56) & 0xff) << 24));
+}
+
+/// One guest thread: its CPU state while another runs, its GDT TLS entries (per thread, as the
+/// kernel switches them), and the CLONE_CHILD_CLEARTID address.
+struct GuestThread {
+  std::uint32_t tid = 0;
+  uc_context* context = nullptr;
+  std::array<std::uint64_t, kTlsEntries> tls{};
+  std::uint32_t clear_child_tid = 0;
+  bool alive = true;
+};
 
 std::uint32_t page_down(std::uint32_t a) { return a & ~(kPage - 1); }
 std::uint64_t page_up(std::uint64_t a) { return (a + kPage - 1) & ~std::uint64_t{kPage - 1}; }
@@ -61,11 +123,23 @@ struct Mapping {
   bool in_snapshot = true;
 };
 
+/// Why emulation stopped short of an exit: the scheduler has something to do.
+enum class Switch { kNone, kYield, kClone, kThreadExit, kSliceEnd };
+
 struct Process {
   uc_engine* uc = nullptr;
   std::vector<Mapping> maps;
   std::uint32_t brk_start = 0, brk_cur = 0, mmap_next = kMmapBase;
-  std::uint32_t tls_base = 0;
+  std::vector<GuestThread> threads;  ///< threads[current] is the one on the CPU
+  std::size_t current = 0;
+  std::uint32_t next_tid = kPid + 1;
+  Switch pending = Switch::kNone;
+  struct CloneRequest {
+    std::uint32_t flags = 0, stack = 0, parent_tid_at = 0, tls_at = 0, child_tid_at = 0, tid = 0;
+  } clone_request;
+  bool slicing = false;            ///< the slice hook is installed (from the first clone)
+  std::uint64_t slice_left = 0;
+  std::vector<std::uint64_t> ldt;  ///< the LDT's entries (empty until modify_ldt writes one)
   bool exited = false, faulted = false;
   int exit_code = 0;
   std::string exe;
@@ -75,6 +149,8 @@ struct Process {
   std::string fault;
 
   ~Process() {
+    for (GuestThread& t : threads)
+      if (t.context) uc_context_free(t.context);
     if (uc) uc_close(uc);
   }
 
@@ -136,6 +212,54 @@ struct Process {
     write(kGdtBase + 8u * static_cast<std::uint32_t>(index), &d, 8);
   }
 
+  void write_gdt_entry(int index, std::uint64_t d) { write(kGdtBase + 8u * static_cast<std::uint32_t>(index), &d, 8); }
+
+  /// The base behind a selector for a thread: its LDT entry, its own GDT TLS entry, or 0 (flat).
+  std::uint32_t segment_base(const GuestThread& t, std::uint16_t sel) const {
+    const std::uint32_t index = sel >> 3u;
+    if (sel & 4) return index < ldt.size() ? descriptor_base(ldt[index]) : 0;
+    if (index >= kTlsEntry && index < kTlsEntry + kTlsEntries) return descriptor_base(t.tls[index - kTlsEntry]);
+    return 0;
+  }
+
+  /// A thread's state for the snapshot. `live`: read from the CPU (the thread on it), else from its
+  /// saved context.
+  lockstep::harness::Thread snapshot_thread(GuestThread& g, bool live) {
+    auto r = [&](int id) {
+      std::uint32_t v = 0;
+      if (live) uc_reg_read(uc, id, &v);
+      else uc_context_reg_read(g.context, id, &v);
+      return v;
+    };
+    lockstep::harness::Thread t;
+    t.tid = g.tid;
+    t.eax = live ? 0 : r(UC_X86_REG_EAX);  // kill() returns 0 once the process is continued
+    t.ebx = r(UC_X86_REG_EBX), t.ecx = r(UC_X86_REG_ECX), t.edx = r(UC_X86_REG_EDX);
+    t.esi = r(UC_X86_REG_ESI), t.edi = r(UC_X86_REG_EDI), t.ebp = r(UC_X86_REG_EBP);
+    t.esp = r(UC_X86_REG_ESP), t.eip = r(UC_X86_REG_EIP), t.eflags = r(UC_X86_REG_EFLAGS);
+    // CS and SS as a 64-bit kernel gives them (Unicorn's own SS is a DPL 0 one, its CS never
+    // reloaded); DS, ES, FS and GS as loaded (an LDT selector stays one).
+    t.cs = kUserCs, t.ss = kUserDs;
+    t.ds = static_cast<std::uint16_t>(r(UC_X86_REG_DS));
+    t.es = static_cast<std::uint16_t>(r(UC_X86_REG_ES));
+    t.fs = static_cast<std::uint16_t>(r(UC_X86_REG_FS));
+    t.gs = static_cast<std::uint16_t>(r(UC_X86_REG_GS));
+    t.fs_base = segment_base(g, t.fs), t.gs_base = segment_base(g, t.gs);
+    t.x87.control = static_cast<std::uint16_t>(r(UC_X86_REG_FPCW));
+    t.x87.status = static_cast<std::uint16_t>(r(UC_X86_REG_FPSW));
+    // Unicorn keeps one "empty" flag per register; expand to the full tag word (valid or empty)
+    t.x87.tag = static_cast<std::uint16_t>(r(UC_X86_REG_FPTAG));
+    for (int i = 0; i < 8; ++i) {
+      std::uint8_t f[16] = {};  // Unicorn 2.0.1 writes 8 bytes of mantissa, then the 2-byte exponent
+      if (live) uc_reg_read(uc, UC_X86_REG_FP0 + i, f);
+      else uc_context_reg_read(g.context, UC_X86_REG_FP0 + i, f);
+      std::memcpy(t.x87.st[static_cast<std::size_t>(i)].data(), f, 10);
+    }
+    t.x87.mxcsr = r(UC_X86_REG_MXCSR);
+    t.x87.valid = true;
+    return t;
+  }
+
   lockstep::Status take_snapshot() {
     Snapshot s;
     for (const Mapping& m : maps) {
@@ -149,27 +273,14 @@ struct Process {
       s.regions.push_back(std::move(r));
     }
     s.sort_regions();
-    lockstep::harness::Thread t;
-    t.tid = kPid;
-    t.eax = 0;  // kill() returns 0 once the process is continued
-    t.ebx = reg(UC_X86_REG_EBX), t.ecx = reg(UC_X86_REG_ECX), t.edx = reg(UC_X86_REG_EDX);
-    t.esi = reg(UC_X86_REG_ESI), t.edi = reg(UC_X86_REG_EDI), t.ebp = reg(UC_X86_REG_EBP);
-    t.esp = reg(UC_X86_REG_ESP), t.eip = reg(UC_X86_REG_EIP), t.eflags = reg(UC_X86_REG_EFLAGS);
-    t.cs = kUserCs, t.ds = kUserDs, t.es = kUserDs, t.ss = kUserDs, t.fs = 0, t.gs = kTlsSelector;
-    t.fs_base = 0, t.gs_base = tls_base;
-    t.x87.control = static_cast<std::uint16_t>(reg(UC_X86_REG_FPCW));
-    t.x87.status = static_cast<std::uint16_t>(reg(UC_X86_REG_FPSW));
-    // Unicorn keeps one "empty" flag per register; expand to the full tag word (valid or empty)
-    std::uint32_t tags = reg(UC_X86_REG_FPTAG);
-    t.x87.tag = static_cast<std::uint16_t>(tags);
-    for (int i = 0; i < 8; ++i) {
-      std::uint8_t f[16] = {};  // Unicorn 2.0.1 writes 8 bytes of mantissa, then the 2-byte exponent
-      uc_reg_read(uc, UC_X86_REG_FP0 + i, f);
-      std::memcpy(t.x87.st[static_cast<std::size_t>(i)].data(), f, 10);
+    // The thread that stopped itself first (calls run on threads[0]), then the others by tid.
+    s.threads.push_back(snapshot_thread(threads[current], true));
+    for (std::size_t i = 0; i < threads.size(); ++i)
+      if (i != current && threads[i].alive) s.threads.push_back(snapshot_thread(threads[i], false));
+    for (std::uint32_t i = 0; i < ldt.size(); ++i) {
+      const auto e = lockstep::harness::LdtEntry::from_descriptor(static_cast<std::uint16_t>(i), ldt[i]);
+      if (e.present()) s.ldt.push_back(e);
     }
-    t.x87.mxcsr = reg(UC_X86_REG_MXCSR);
-    t.x87.valid = true;
-    s.threads.push_back(t);
     s.meta.source = "standin_run pid " + std::to_string(kPid) + " (i386 emulated under Unicorn)";
     s.meta.format = "live";
     s.meta.created_unix = static_cast<std::int64_t>(std::time(nullptr));
@@ -179,27 +290,178 @@ struct Process {
       s.meta.exe_sha256 = lockstep::to_hex(digest);
     }
     s.meta.notes.push_back("taken by standin_run at the program's SIGSTOP (the kernel could not run i386)");
+    if (threads.size() > 1)
+      s.meta.notes.push_back("the other threads are where the runner's scheduler left them: at the end of a time "
+                             "slice or just after a system call that yielded");
     return lockstep::harness::save_snapshot(s, *snapshot_path);
   }
 
   std::int32_t syscall();
+
+  /// set_thread_area(u_info) for thread `t`: entry -1 takes the first free TLS entry (12..14).
+  std::int32_t set_thread_area(GuestThread& t, std::uint32_t u_info, bool on_cpu) {
+    std::uint32_t desc[4];
+    if (!read(u_info, desc, sizeof desc)) return -EFAULT;
+    std::uint32_t entry = desc[0];
+    if (entry == 0xffffffffu) {
+      entry = 0;
+      for (int i = 0; i < kTlsEntries; ++i)
+        if (t.tls[static_cast<std::size_t>(i)] == 0) {
+          entry = static_cast<std::uint32_t>(kTlsEntry + i);
+          break;
+        }
+      if (!entry) return -ESRCH;
+      desc[0] = entry;
+      if (!write(u_info, desc, 4)) return -EFAULT;
+    }
+    if (entry < static_cast<std::uint32_t>(kTlsEntry) || entry >= static_cast<std::uint32_t>(kTlsEntry + kTlsEntries))
+      return -EINVAL;
+    const std::uint64_t d = user_desc_is_empty(desc) ? 0 : descriptor_from_user_desc(desc);
+    t.tls[entry - kTlsEntry] = d;
+    if (on_cpu) write_gdt_entry(static_cast<int>(entry), d);
+    return 0;
+  }
+
+  /// modify_ldt(func, ptr, bytecount) as arch/x86/kernel/ldt.c does it: 0 reads the LDT (zero-filled
+  /// to bytecount), 1 and 0x11 write one entry (old and new mode), 2 reads the (empty) default LDT.
+  std::int32_t modify_ldt(std::uint32_t func, std::uint32_t ptr, std::uint32_t bytecount) {
+    switch (func) {
+      case 0: {
+        const std::uint32_t n = std::min<std::uint32_t>(bytecount, kLdtEntries * 8);
+        std::vector<std::uint8_t> out(n, 0);
+        std::memcpy(out.data(), ldt.data(), std::min<std::size_t>(n, ldt.size() * 8));
+        if (n && !write(ptr, out.data(), n)) return -EFAULT;
+        return ldt.empty() ? 0 : static_cast<std::int32_t>(n);
+      }
+      case 2: {
+        const std::uint32_t n = std::min<std::uint32_t>(bytecount, 128);
+        std::vector<std::uint8_t> zeros(n, 0);
+        if (n && !write(ptr, zeros.data(), n)) return -EFAULT;
+        return static_cast<std::int32_t>(n);
+      }
+      case 1:
+      case 0x11: {
+        std::uint32_t desc[4];
+        if (bytecount != sizeof desc) return -EINVAL;
+        if (!read(ptr, desc, sizeof desc)) return -EFAULT;
+        if (desc[0] >= kLdtEntries) return -EINVAL;
+        const std::uint32_t contents = (desc[3] >> 1) & 3, not_present = (desc[3] >> 5) & 1;
+        if (contents == 3 && (func == 1 || !not_present)) return -EINVAL;
+        std::uint64_t d = 0;
+        const bool zero = func == 1 && desc[1] == 0 && desc[2] == 0;  // LDT_zero(), old mode
+        if (!user_desc_is_empty(desc) && !zero) {
+          d = descriptor_from_user_desc(desc);
+          if (func == 1) d &= ~(std::uint64_t{1} << 52);  // old mode: no AVL
+        }
+        if (ldt.empty()) {
+          // First entry: the table's pages (emulator-only, like the GDT) and LDTR.
+          if (!map(kLdtBase, kLdtEntries * 8, UC_PROT_READ | UC_PROT_WRITE, "[ldt]", false)) return -ENOMEM;
+          uc_x86_mmr ldtr{};
+          ldtr.base = kLdtBase;
+          ldtr.limit = kLdtEntries * 8 - 1;
+          ldtr.flags = 0x82u << 8;  // present LDT system descriptor (QEMU keeps the access byte at bits 8..15)
+          uc_reg_write(uc, UC_X86_REG_LDTR, &ldtr);
+        }
+        if (ldt.size() <= desc[0]) ldt.resize(desc[0] + 1, 0);
+        ldt[desc[0]] = d;
+        write(kLdtBase + 8 * desc[0], &d, 8);
+        return 0;
+      }
+      default:
+        return -ENOSYS;
+    }
+  }
+
+  /// What the scheduler does when emulation stopped for it (pending != kNone). Returns false on a
+  /// runner failure (reported in `fault`).
+  bool reschedule() {
+    const Switch why = pending;
+    pending = Switch::kNone;
+    GuestThread& cur = threads[current];
+    if (cur.alive) uc_context_save(uc, cur.context);
+    if (why == Switch::kClone) {
+      if (!slicing) {
+        // Time slices from now on; blocks translated before the hook existed must be retranslated.
+        uc_hook h;
+        uc_hook_add(uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Process::on_block), this, 1, 0);
+        uc_ctl(uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
+        slicing = true;
+      }
+      GuestThread child;
+      child.tid = clone_request.tid;
+      child.tls = cur.tls;
+      if (uc_context_alloc(uc, &child.context) != UC_ERR_OK) {
+        fault = "cannot allocate a CPU context for a new thread";
+        return false;
+      }
+      uc_context_save(uc, child.context);
+      const std::uint32_t zero = 0, stack = clone_request.stack;
+      uc_context_reg_write(child.context, UC_X86_REG_EAX, &zero);
+      uc_context_reg_write(child.context, UC_X86_REG_ESP, &stack);
+      if (clone_request.flags & kCloneSettls) set_thread_area(child, clone_request.tls_at, false);
+      if (clone_request.flags & kCloneChildSettid) write(clone_request.child_tid_at, &child.tid, 4);
+      if (clone_request.flags & kCloneChildCleartid) child.clear_child_tid = clone_request.child_tid_at;
+      threads.push_back(child);
+    }
+    // Round robin over the live threads.
+    std::size_t next = current;
+    do next = (next + 1) % threads.size();
+    while (!threads[next].alive && next != current);
+    if (!threads[next].alive) {
+      fault = "every thread has ended without exit_group";
+      return false;
+    }
+    current = next;
+    GuestThread& t = threads[current];
+    for (int i = 0; i < kTlsEntries; ++i) write_gdt_entry(kTlsEntry + i, t.tls[static_cast<std::size_t>(i)]);
+    uc_context_restore(uc, t.context);
+    slice_left = kSliceBlocks;
+    return true;
+  }
+
+  static void on_block(uc_engine* uc, std::uint64_t, std::uint32_t, void* user) {
+    auto* p = static_cast<Process*>(user);
+    if (p->slice_left && --p->slice_left == 0 && p->pending == Switch::kNone) {
+      p->pending = Switch::kSliceEnd;
+      uc_emu_stop(uc);
+    }
+  }
 };
 
 // i386 system call numbers (arch/x86/entry/syscalls/syscall_32.tbl)
 enum : std::uint32_t {
   kExit = 1, kRead = 3, kWrite = 4, kOpen = 5, kClose = 6, kGetpid = 20, kKill = 37, kBrk = 45, kIoctl = 54,
-  kMunmap = 91, kUname = 122, kMprotect = 125, kLlseek = 140, kWritev = 146, kRtSigaction = 174,
-  kRtSigprocmask = 175, kMmap2 = 192, kGettid = 224, kTkill = 238, kSetThreadArea = 243, kExitGroup = 252,
-  kSetTidAddress = 258, kTgkill = 270, kOpenat = 295, kSetRobustList = 311,
+  kMunmap = 91, kClone = 120, kUname = 122, kModifyLdt = 123, kMprotect = 125, kLlseek = 140, kWritev = 146,
+  kSchedYield = 158, kNanosleep = 162, kRtSigaction = 174, kRtSigprocmask = 175, kMmap2 = 192, kGettid = 224,
+  kTkill = 238, kFutex = 240, kSetThreadArea = 243, kExitGroup = 252, kSetTidAddress = 258,
+  kClockNanosleep = 265, kTgkill = 270, kOpenat = 295, kSetRobustList = 311,
 };
 constexpr int kSigStop = 19;
 
 std::int32_t Process::syscall() {
   const std::uint32_t nr = reg(UC_X86_REG_EAX), a1 = reg(UC_X86_REG_EBX), a2 = reg(UC_X86_REG_ECX),
                       a3 = reg(UC_X86_REG_EDX), a4 = reg(UC_X86_REG_ESI), a5 = reg(UC_X86_REG_EDI);
-  (void)a5;
   switch (nr) {
-    case kExit:
+    case kExit: {
+      // One thread ends; the process ends with its last thread.
+      const std::size_t alive = static_cast<std::size_t>(
+          std::count_if(threads.begin(), threads.end(), [](const GuestThread& t) { return t.alive; }));
+      if (alive > 1) {
+        GuestThread& t = threads[current];
+        if (t.clear_child_tid) {
+          const std::uint32_t zero = 0;
+          write(t.clear_child_tid, &zero, 4);
+        }
+        t.alive = false;
+        pending = Switch::kThreadExit;
+        uc_emu_stop(uc);
+        return 0;
+      }
+      exited = true;
+      exit_code = static_cast<int>(a1 & 0xff);
+      uc_emu_stop(uc);
+      return 0;
+    }
     case kExitGroup:
       exited = true;
       exit_code = static_cast<int>(a1 & 0xff);
@@ -270,9 +532,32 @@ std::int32_t Process::syscall() {
     case kSetRobustList:
       return 0;
     case kSetTidAddress:
+      threads[current].clear_child_tid = a1;
+      return static_cast<std::int32_t>(threads[current].tid);
     case kGetpid:
-    case kGettid:
       return static_cast<std::int32_t>(kPid);
+    case kGettid:
+      return static_cast<std::int32_t>(threads[current].tid);
+    case kSchedYield:
+    case kNanosleep:
+    case kClockNanosleep:
+    case kFutex:
+      // No thread really waits: each yields and returns at once (a futex wait that returns 0 early is
+      // a spurious wake-up, which every futex user handles; nanosleep's time is not emulated).
+      pending = Switch::kYield;
+      uc_emu_stop(uc);
+      return 0;
+    case kClone: {
+      if ((a1 & (kCloneVm | kCloneThread)) != (kCloneVm | kCloneThread)) return -ENOSYS;  // threads only, no fork
+      if (a2 == 0) return -EINVAL;
+      clone_request = {a1, a2, a3, a4, a5, next_tid++};
+      if (a1 & kCloneParentSettid) write(a3, &clone_request.tid, 4);
+      pending = Switch::kClone;
+      uc_emu_stop(uc);
+      return static_cast<std::int32_t>(clone_request.tid);
+    }
+    case kModifyLdt:
+      return modify_ldt(a1, a2, a3);
     case kIoctl:
       return -ENOTTY;
     case kUname: {
@@ -284,16 +569,8 @@ std::int32_t Process::syscall() {
       std::strcpy(u[4], "i686");
       return write(a1, u, sizeof u) ? 0 : -EFAULT;
     }
-    case kSetThreadArea: {
-      std::uint32_t desc[4];
-      if (!read(a1, desc, sizeof desc)) return -EFAULT;
-      if (desc[0] != 0xffffffffu && desc[0] != static_cast<std::uint32_t>(kTlsEntry)) return -EINVAL;
-      desc[0] = kTlsEntry;
-      tls_base = desc[1];
-      const bool pages = (desc[3] >> 4) & 1;
-      write_descriptor(kTlsEntry, desc[1], desc[2], false, 3, pages);
-      return write(a1, desc, 4) ? 0 : -EFAULT;
-    }
+    case kSetThreadArea:
+      return set_thread_area(threads[current], a1, true);
     case kKill:
     case kTkill:
     case kTgkill: {
@@ -457,13 +734,31 @@ int main(int argc, char** argv) {
 
   uc_hook hook;
   uc_hook_add(p.uc, &hook, UC_HOOK_INTR, reinterpret_cast<void*>(on_interrupt), &p, 1, 0);
-  uc_err err = uc_emu_start(p.uc, entry, 0, 0, 0);
+  GuestThread main_thread;
+  main_thread.tid = kPid;
+  if (uc_context_alloc(p.uc, &main_thread.context) != UC_ERR_OK) {
+    std::fprintf(stderr, "standin_run: cannot allocate a CPU context\n");
+    return 4;
+  }
+  p.threads.push_back(main_thread);
+  std::uint32_t pc = entry;
+  uc_err err = UC_ERR_OK;
+  for (;;) {
+    err = uc_emu_start(p.uc, pc, 0, 0, 0);
+    if (p.faulted || err != UC_ERR_OK || p.exited || p.pending == Switch::kNone) break;
+    if (!p.reschedule()) {
+      std::fprintf(stderr, "standin_run: %s\n", p.fault.c_str());
+      return 3;
+    }
+    pc = p.reg(UC_X86_REG_EIP);
+  }
   if (p.faulted) {
     std::fprintf(stderr, "standin_run: guest fault: %s\n", p.fault.c_str());
     return 3;
   }
   if (err != UC_ERR_OK) {
-    std::fprintf(stderr, "standin_run: guest fault: %s at eip 0x%x\n", uc_strerror(err), p.reg(UC_X86_REG_EIP));
+    std::fprintf(stderr, "standin_run: guest fault: %s at eip 0x%x (thread %u)\n", uc_strerror(err),
+                 p.reg(UC_X86_REG_EIP), p.threads[p.current].tid);
     return 3;
   }
   if (!p.exited) {

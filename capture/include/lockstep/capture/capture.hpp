@@ -1,5 +1,5 @@
 // Capture: run the profile's driver over the recorded states and record every call of chosen
-// original functions — nested calls included — as cases (design.md, "The pipeline").
+// original functions — nested calls included — as cases (README.md, "The pipeline").
 //
 // Sampling follows the physics document's capture (`--every 3 --max 3`): `every` N takes the driver
 // runs (state-log records) whose index is a multiple of N; `max` M keeps at most M calls of each

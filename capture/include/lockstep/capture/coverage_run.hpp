@@ -1,5 +1,5 @@
 // Coverage of the original over a corpus (every case re-run from its own state) or over the driver's
-// whole runs of a state log (issue 7). The collector and the reports live in the harness
+// whole runs of a state log. The collector and the reports live in the harness
 // (lockstep/harness/coverage.hpp, coverage_report.hpp); this layer supplies the runs.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Searching for a state that takes an untaken edge of the original (issue 7): starting from a
+// Searching for a state that takes an untaken edge of the original: starting from a
 // function's captured cases, mutate input bytes until the original, re-run from the mutated state,
 // follows the wanted edge of the wanted conditional branch. A concrete search: every candidate is run
 // under Unicorn, so integer and x87 comparisons are handled alike (symbolic tools have no usable x87

@@ -1,4 +1,4 @@
-// Result<T>: what every fallible library call at a layer boundary returns (style.md, habit 4).
+// Result<T>: what every fallible library call at a layer boundary returns: errors are values, guest faults are stop reasons, our own bugs are asserts.
 //
 // Input errors (a truncated file, a bad magic, an unreadable process) are Results; bugs in lockstep
 // itself are asserts; a guest fault inside emulated code is a stop reason of the machine, not an Error.

@@ -1,5 +1,5 @@
 // A case: one recorded call of one original function — what it was given and what it did — enough to
-// run the port on the same input bytes and compare every byte (design.md, "Case semantics").
+// run the port on the same input bytes and compare every byte (cases/docs/case-format.md, "Case semantics").
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// Comparing the port's effects on a case with the original's (design.md, "Case semantics"):
+// Comparing the port's effects on a case with the original's (cases/docs/case-format.md, "Case semantics"):
 // every byte the original wrote at or above its entry stack pointer must be written by the port with
 // the same value; the port must write nothing else; output registers per convention must agree; a
 // byte the port read that the original never read is reported (an error by default).

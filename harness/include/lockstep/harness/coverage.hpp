@@ -1,5 +1,5 @@
 // Branch coverage of the original: which instructions of chosen functions ran, and which edge of each
-// conditional branch was taken how many times, over re-run cases or whole driver runs (issue 7).
+// conditional branch was taken how many times, over re-run cases or whole driver runs.
 //
 // Functions are found by recursive disassembly from their entry (Disassembler::function: fall-through
 // and direct jumps). A call is followed only into code no profile function starts at (the function's

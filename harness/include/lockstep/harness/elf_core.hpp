@@ -1,6 +1,6 @@
 // Linux ELF core files of 32-bit (i386) processes — the kernel's or gdb's `gcore` — → the snapshot model.
 //
-// Layout: shared/docs/snapshot-formats.md §2. What is read:
+// Layout: Linux's elf.h and user_32.h. What is read:
 //  - PT_LOAD segments: p_filesz bytes at p_vaddr with the segment's protection. The rest of the
 //    segment, [p_vaddr + p_filesz, p_vaddr + p_memsz), was not dumped (clean file-backed pages by
 //    default): it is refilled from the file NT_FILE names when ElfCoreOptions::refill_from_files and

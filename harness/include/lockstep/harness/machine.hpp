@@ -18,12 +18,15 @@
 // at a free address: the GDT, the sentinel return page, scratch memory for argument blocks, the
 // tls_block stubs' blocks.
 //
-// Segments: UC_X86_REG_FS_BASE/GS_BASE do nothing in 32-bit mode (#1529), so the machine writes a
+// Segments: UC_X86_REG_FS_BASE/GS_BASE do nothing in 32-bit mode (unicorn-engine/unicorn#1529), so the machine writes a
 // GDT: flat code (DPL 3) and data (DPL 3) descriptors at the snapshot thread's cs/ds/es indexes, a
 // data descriptor based at fs_base at fs's index and one at gs_base at gs's index, and a flat DPL 0
 // stack descriptor at a free index for ss (Unicorn runs at CPL 0, and SS must match the CPL; the
 // guest therefore sees ss = that index << 3, not the snapshot's selector). A Watcom memmove that
 // reloads es from the stack works; fs:/gs: reads see the thread's TEB or TLS block.
+// When the process has an LDT (Snapshot::ldt: Wine's per-thread TEB selectors) or the thread holds a
+// selector with TI = 1, the machine also builds an LDT in its own pages and loads LDTR, so FS, GS
+// and any data selector in the LDT work (src/machine/descriptor_tables.hpp).
 #pragma once
 
 #include <cstdint>
@@ -169,6 +172,7 @@ class InstructionObserver {
 /// Where the harness put its own pages.
 struct MachineLayout {
   GuestAddr gdt = 0;
+  GuestAddr ldt = 0;          ///< the LDT (0: the snapshot and thread need none)
   GuestAddr sentinel = 0;     ///< the return address every call returns to (an exit)
   GuestAddr scratch = 0;
   std::uint32_t scratch_size = 0;

@@ -4,7 +4,7 @@
 // `lockstep info` shows and what tests check field by field); minidump_to_snapshot() turns that into a
 // Snapshot (memory, threads, modules, notes). read_minidump() / load_minidump() do both.
 //
-// What is read (offsets: shared/docs/snapshot-formats.md §1): the header and directory (type-0 entries
+// What is read (offsets: breakpad's minidump_format.h): the header and directory (type-0 entries
 // skipped), SystemInfo (anything but x86 is refused, Errc::kUnsupported), ThreadList with each x86
 // CONTEXT honoured group by group (ContextFlags), MemoryList and Memory64List (either or both; the
 // 4-byte padding some writers put after a list's count), MemoryInfoList (protections), ModuleList and

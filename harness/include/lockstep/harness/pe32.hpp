@@ -1,7 +1,7 @@
 // PE32 images (the original's .EXE on disc): parsed, mapped alone into a snapshot, or mapped over a
 // snapshot taken from the running process.
 //
-// Layout: shared/docs/snapshot-formats.md §4 (Microsoft PE format). Only i386 PE32 (Machine 0x14c,
+// Layout: Microsoft's PE format specification. Only i386 PE32 (Machine 0x14c,
 // optional header magic 0x10b) is read. Images are never relocated: lockstep maps an image at its
 // preferred ImageBase, and mapping it over a snapshot that holds the module elsewhere is an error
 // naming both bases (Watcom's POD and Wine's loader both keep the .EXE at its ImageBase).

@@ -1,10 +1,10 @@
 // The access recorder's vocabulary: what one call of an original function did, byte by byte.
 //
-// Case semantics (design.md): a call's inputs are the bytes it read before writing them, wherever
+// Case semantics (cases/docs/case-format.md): a call's inputs are the bytes it read before writing them, wherever
 // they are; bytes read below the entry stack pointer are STALE STACK READS (inputs, flagged);
 // bytes written below the entry stack pointer are the callee's own frame (not compared); bytes
 // written at or above it are outputs. The recorder merges by byte, so Unicorn 2.0.1 firing a hook
-// two or three times for one unaligned or page-crossing access (#1876) changes nothing.
+// two or three times for one unaligned or page-crossing access (unicorn-engine/unicorn#1876) changes nothing.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Replay: run the port's binding on every case of a corpus and compare (design.md "Case semantics").
+// Replay: run the port's binding on every case of a corpus and compare (cases/docs/case-format.md, "Case semantics").
 // Produces the per-function table, a report per mismatch in dynarmic's shape (side by side, `*` on
 // each differing byte, bytes grouped by the profile's field names, the original's disassembly), and
 // JSON / JUnit reports with a baseline comparison for CI.
@@ -21,7 +21,7 @@ struct ReplayOptions {
   std::vector<std::uint32_t> functions;
   /// Only this case: (function, case id).
   std::optional<std::pair<std::uint32_t, std::uint32_t>> only_case;
-  /// A read outside the original's read set fails the case (design.md: error by default).
+  /// A read outside the original's read set fails the case (an error by default: the case cannot vouch for that byte).
   bool outside_reads_fail = true;
 };
 

@@ -64,6 +64,34 @@ struct Thread {
   bool operator==(const Thread&) const = default;
 };
 
+inline constexpr std::uint32_t kLdtEntries = 8192;  ///< an LDT holds at most 8192 descriptors (64 KiB)
+
+/// One entry of the process's LDT (local descriptor table), as the CPU's 8-byte descriptor holds it.
+/// A selector with TI = 1 (bit 2) picks entry `selector >> 3`: Wine gives every Windows thread an
+/// LDT entry whose base is its TEB and loads FS with it (modify_ldt), and a 16-bit or DOS program's
+/// data selectors live here too. The LDT is the process's (every thread shares it); a thread's
+/// selectors are in Thread.
+struct LdtEntry {
+  std::uint16_t index = 0;   ///< entry number (0..8191): the selector is (index << 3) | 4 | RPL
+  std::uint32_t base = 0;    ///< segment base (a TEB under Wine)
+  std::uint32_t limit = 0;   ///< the descriptor's 20-bit limit field (in 4 KiB units when granular)
+  /// The descriptor's access byte (bits 40..47: present, DPL, S, type). Linux gives user entries
+  /// present, DPL 3, S = 1 and a data (0x2: read/write, 0x0: read-only) or code (0xa: execute/read) type.
+  std::uint8_t access = 0;
+  /// The descriptor's flags nibble (bits 52..55): bit 0 AVL ("useable"), 1 L (64-bit code),
+  /// 2 D/B (32-bit), 3 G (limit in 4 KiB pages).
+  std::uint8_t flags = 0;
+
+  /// The descriptor's 8 bytes as a little-endian u64 (what the CPU reads from the table).
+  std::uint64_t descriptor() const noexcept;
+  /// The entry a raw 8-byte descriptor describes (index given by its place in the table).
+  static LdtEntry from_descriptor(std::uint16_t index, std::uint64_t d) noexcept;
+  /// The segment's size in bytes minus one (limit scaled by G).
+  std::uint32_t byte_limit() const noexcept { return (flags & 8) ? (limit << 12) | 0xfff : limit; }
+  bool present() const noexcept { return (access & 0x80) != 0; }
+  bool operator==(const LdtEntry&) const = default;
+};
+
 /// An executable or library mapped in the process (from a minidump's ModuleList, /proc maps, NT_FILE).
 struct Module {
   std::string name;
@@ -87,13 +115,19 @@ struct SnapshotMeta {
 struct Snapshot {
   std::vector<Region> regions;  ///< sorted by base, non-overlapping (validate() checks)
   std::vector<Thread> threads;  ///< threads[0] is the one a call runs on unless told otherwise
+  /// The process's LDT: its present entries, sorted by index, each index once (validate() checks).
+  /// Empty for a process without one (most Linux programs) and for sources that do not carry it.
+  std::vector<LdtEntry> ldt;
   SnapshotMeta meta;
 
-  /// Checks the invariants: regions sorted, non-empty, non-overlapping, below 4 GiB.
+  /// Checks the invariants: regions sorted, non-empty, non-overlapping, below 4 GiB; LDT entries
+  /// sorted by index, unique, below 8192.
   Status validate() const;
   /// Sorts regions by base.
   void sort_regions();
   const Region* find(GuestAddr a) const noexcept;
+  /// The LDT entry with this index, or null.
+  const LdtEntry* find_ldt(std::uint16_t index) const noexcept;
   Region* find(GuestAddr a) noexcept;
   /// Copies n bytes at a; fails (kNotFound) if any byte is outside every region.
   Result<std::vector<std::uint8_t>> read(GuestAddr a, std::uint32_t n) const;
@@ -101,7 +135,8 @@ struct Snapshot {
   Status write(GuestAddr a, std::span<const std::uint8_t> bytes);
   std::uint64_t total_bytes() const noexcept;
   /// SHA-256 (hex) of what a run depends on: every region (base, size, protection, bytes) and every
-  /// thread's registers, segment bases and x87 state — not the metadata (source, time, notes). Two
+  /// thread's registers, segment bases and x87 state, and the LDT entries when there are any — not
+  /// the metadata (source, time, notes). Two
   /// snapshots of the same state give the same hash, whoever took them and when; cases cite it.
   std::string content_sha256() const;
   /// Member-wise equality (every byte, register and metadata field): the round-trip identity.

@@ -19,8 +19,10 @@ namespace lockstep::harness {
 
 /// The first 8 bytes of every lockstep snapshot: "LKSNAP\r\n" (the CR LF catches text-mode mangling).
 inline constexpr std::array<std::uint8_t, 8> kSnapshotMagic = {'L', 'K', 'S', 'N', 'A', 'P', '\r', '\n'};
-/// The one version this build writes and reads.
-inline constexpr std::uint32_t kSnapshotVersion = 1;
+/// The version this build writes: 2 adds the process's LDT entries after the threads.
+inline constexpr std::uint32_t kSnapshotVersion = 2;
+/// The oldest version this build still reads (version 1: no LDT; it reads as an empty one).
+inline constexpr std::uint32_t kSnapshotOldestVersion = 1;
 /// Size of the fixed, uncompressed header in bytes.
 inline constexpr std::size_t kSnapshotHeaderSize = 48;
 
@@ -41,6 +43,9 @@ inline constexpr std::uint64_t kSnapshotMaxInflateRatio = 1032;
 /// How a snapshot is written. Defaults are what `lockstep snapshot` uses.
 struct SnapshotWriteOptions {
   int zlib_level = 6;  ///< 0 (store) .. 9 (smallest); 1 is much faster on a several-hundred-MB process
+  /// The version to write: kSnapshotVersion, or 1 for readers that predate the LDT (save_snapshot()
+  /// refuses version 1 for a snapshot that has LDT entries: they would be lost).
+  std::uint32_t version = kSnapshotVersion;
 };
 
 /// True when `first_bytes` starts with kSnapshotMagic.

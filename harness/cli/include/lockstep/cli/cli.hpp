@@ -35,6 +35,9 @@ struct Registrar {
 /// Prints an Error as "lockstep: error (kind): message" and returns its exit code.
 int report(Io& io, const Error& e);
 
+/// "lockstep X.Y.Z (unicorn A.B, capstone C.D)": `lockstep --version` and `lockstep version`.
+std::string version_line();
+
 /// Runs the command line; returns the exit code.
 int run(int argc, const char* const* argv, Io io);
 int run(const std::vector<std::string>& args, Io io);  ///< args without the program name
