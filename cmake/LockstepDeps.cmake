@@ -24,7 +24,11 @@ endif()
 
 lockstep_require_pkg(UNICORN unicorn libunicorn-dev)
 lockstep_require_pkg(CAPSTONE capstone libcapstone-dev)
-lockstep_require_cmake_pkg(ZLIB zlib1g-dev)
+# Compression (zlib-format streams) and hashing: libdeflate and OpenSSL's libcrypto, several times
+# faster than zlib and a hand-written SHA-256.
+lockstep_require_pkg(LIBDEFLATE libdeflate libdeflate-dev)
+lockstep_require_cmake_pkg(OpenSSL libssl-dev COMPONENTS Crypto)
+find_package(Threads REQUIRED)  # --jobs
 lockstep_require_cmake_pkg(fmt libfmt-dev)
 lockstep_require_cmake_pkg(CLI11 libcli11-dev)
 lockstep_require_cmake_pkg(nlohmann_json nlohmann-json3-dev)

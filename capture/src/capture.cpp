@@ -1,8 +1,12 @@
 #include "lockstep/capture/capture.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
+#include <optional>
 
 #include "convert.hpp"
+#include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/harness/disasm.hpp"
 
@@ -12,8 +16,10 @@ using namespace detail;
 
 namespace {
 
+// The recorder's runs come ascending and apart, so they are appended (no search, no merge); runs
+// that do not (the stale-stack reads after the inputs) go through set().
 void add_runs(cases::ByteMap& m, const std::vector<harness::ByteRun>& runs) {
-  for (const auto& r : runs) m.set(r.addr, r.bytes);
+  for (const auto& r : runs) m.append(r.addr, r.bytes);
 }
 
 }  // namespace
@@ -147,32 +153,99 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
                          *at, driver->name, stub);
   }
 
-  CaseCollector collector(profile, options.functions, options.sampling);
-  machine->set_observer(&collector);
-  CaptureReport report;
-  report.driver = driver->name;
   std::vector<std::size_t> runs;
   for (std::size_t i = 0; i < log.records.size(); ++i)
     if (log.records[i].kind == run_kind) runs.push_back(i);
+  CaptureReport report;
+  report.driver = driver->name;
   report.runs = runs.size();
-  for (std::size_t n = 0; n < runs.size(); ++n) {
+
+  // One machine and one collector per thread, each taking whole driver runs (a run restores the
+  // machine first, so which machine runs it does not matter); the cases are put back in run order
+  // afterwards, so the corpus is the same for every number of threads.
+  struct Worker {
+    std::unique_ptr<Machine> machine;
+    std::unique_ptr<CaseCollector> collector;
+    std::uint64_t runs_captured = 0, faulted = 0;
+  };
+  const unsigned jobs = static_cast<unsigned>(std::clamp<std::size_t>(options.jobs, 1, std::max<std::size_t>(runs.size(), 1)));
+  std::vector<Worker> workers;
+  workers.reserve(jobs);
+  workers.push_back(Worker{std::move(machine), nullptr});  // the machine made above serves the first
+  workers.resize(jobs);
+  std::mutex mutex;  // guards the fields below
+  std::size_t first_failed = runs.size();
+  std::optional<Error> failure;
+  std::uint64_t runs_done = 0, cases_done = 0;
+
+  auto run_one = [&](Worker& w, std::size_t n) -> Status {
+    if (!w.machine) {
+      LOCKSTEP_TRY(w.machine, driver_machine(snapshot, profile, resolved, cfg));
+    }
+    if (!w.collector) {
+      w.collector = std::make_unique<CaseCollector>(profile, options.functions, options.sampling);
+      w.machine->set_observer(w.collector.get());
+    }
     const Record& rec = log.records[runs[n]];
     RunOrigin origin{options.snapshot_sha256, driver->record, static_cast<std::uint32_t>(n), rec.step,
                      static_cast<std::uint32_t>(std::max(rec.racer, 0))};
-    if (collector.begin_run(origin)) {
-      ++report.runs_captured;
-      LOCKSTEP_TRY_STATUS(lay_record(*machine, rec, driver->record));
+    const std::uint64_t cases_before = w.collector->cases();
+    if (w.collector->begin_run(origin)) {
+      ++w.runs_captured;
+      LOCKSTEP_TRY_STATUS(lay_record(*w.machine, rec, driver->record));
       for (const auto& p : options.pokes)
-        if (auto w = machine->write(p.address, p.bytes); !w.ok())
-          return Error::make(Errc::kUsage, "--poke at 0x{:08x}: {}", p.address, w.error().message);
-      LOCKSTEP_TRY(spec.args, driver_args(profile, *driver, rec));
-      LOCKSTEP_TRY(CallOutcome out, machine->call(spec));
-      if (out.fault) ++report.faulted;
+        if (auto wr = w.machine->write(p.address, p.bytes); !wr.ok())
+          return Error::make(Errc::kUsage, "--poke at 0x{:08x}: {}", p.address, wr.error().message);
+      CallSpec call = spec;
+      LOCKSTEP_TRY(call.args, driver_args(profile, *driver, rec));
+      LOCKSTEP_TRY(CallOutcome out, w.machine->call(call));
+      if (out.fault) ++w.faulted;
     }
-    if (options.progress) options.progress(n + 1, runs.size(), collector.cases());
+    if (options.progress) {
+      std::lock_guard lock(mutex);
+      cases_done += w.collector->cases() - cases_before;
+      options.progress(++runs_done, runs.size(), cases_done);
+    }
+    return {};
+  };
+  parallel_for(jobs, runs.size(), [&](unsigned worker, std::size_t n) {
+    {
+      std::lock_guard lock(mutex);
+      if (n > first_failed) return;  // a run before this one failed: the capture stops there
+    }
+    Status st = run_one(workers[worker], n);
+    if (!st.ok()) {
+      std::lock_guard lock(mutex);
+      if (n < first_failed) {  // the error of the earliest failing run, as one thread would report it
+        first_failed = n;
+        failure = std::move(st).error();
+      }
+    }
+  });
+  if (failure) return std::move(*failure);
+
+  // Merge: each function's cases in run order (a run's cases stay in their order), ids renumbered.
+  for (Worker& w : workers) {
+    if (!w.collector) continue;
+    report.runs_captured += w.runs_captured;
+    report.faulted += w.faulted;
+    report.incomplete += w.collector->incomplete();
+    std::vector<cases::CaseFile> files = w.collector->take_files();
+    if (report.files.empty()) {
+      report.files = std::move(files);
+      continue;
+    }
+    for (std::size_t i = 0; i < files.size(); ++i)
+      for (auto& c : files[i].cases) report.files[i].cases.push_back(std::move(c));
   }
-  report.incomplete = collector.incomplete();
-  report.files = collector.take_files();
+  if (report.files.empty()) report.files = CaseCollector(profile, options.functions, options.sampling).take_files();
+  if (jobs > 1)
+    for (auto& f : report.files) {
+      std::stable_sort(f.cases.begin(), f.cases.end(), [](const cases::Case& a, const cases::Case& b) {
+        return a.origin.record_index < b.origin.record_index;
+      });
+      for (std::size_t i = 0; i < f.cases.size(); ++i) f.cases[i].id = static_cast<std::uint32_t>(i);
+    }
   // Poked runs: every case lists the pokes it was made under.
   if (!options.pokes.empty())
     for (auto& f : report.files)

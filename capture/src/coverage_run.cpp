@@ -1,9 +1,12 @@
 #include "lockstep/capture/coverage_run.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/harness/disasm.hpp"
 
@@ -74,23 +77,44 @@ Result<harness::CoverageReport> coverage_over_corpus(const harness::Snapshot& sn
     files.push_back(&*it);
     total += it->cases.size();
   }
-  harness::CoverageReport report;
+  // Each function's cases run on a machine of their own: functions are spread over the threads and
+  // their reports put back in the order asked for.
+  struct Outcome {
+    std::optional<Error> error;
+    harness::FunctionCoverage function;
+    std::uint64_t runs = 0, faulted = 0, diverged = 0;
+  };
+  std::vector<Outcome> outcomes(files.size());
+  std::mutex progress_mutex;
   std::uint64_t done = 0;
-  for (const cases::CaseFile* f : files) {
-    const cases::CaseFile& file = *f;
-    const harness::GuestAddr fn = file.function;
-    LOCKSTEP_TRY(auto runner, CaseRunner::create(snapshot, profile, options.driver, targets_for(profile, {fn}), labels,
-                                                 options.machine));
+  auto cover = [&](const cases::CaseFile& file, Outcome& out) -> Status {
+    LOCKSTEP_TRY(auto runner, CaseRunner::create(snapshot, profile, options.driver, targets_for(profile, {file.function}),
+                                                 labels, options.machine));
     for (const cases::Case& c : file.cases) {
       LOCKSTEP_TRY(Rerun r, runner->run(c, c.pokes));
-      if (!c.poked() && !r.same_as_case) ++report.diverged;
-      if (options.progress) options.progress(++done, total);
+      if (!c.poked() && !r.same_as_case) ++out.diverged;
+      if (options.progress) {
+        std::lock_guard lock(progress_mutex);
+        options.progress(++done, total);
+      }
     }
     harness::CoverageReport one = runner->collector().report();
     if (one.functions.front().name.empty()) one.functions.front().name = file.name;
-    report.runs += one.runs;
-    report.faulted += one.faulted;
-    report.functions.push_back(std::move(one.functions.front()));
+    out.runs = one.runs;
+    out.faulted = one.faulted;
+    out.function = std::move(one.functions.front());
+    return {};
+  };
+  parallel_for(options.jobs, files.size(), [&](unsigned, std::size_t i) {
+    if (Status st = cover(*files[i], outcomes[i]); !st.ok()) outcomes[i].error = std::move(st).error();
+  });
+  harness::CoverageReport report;
+  for (Outcome& o : outcomes) {
+    if (o.error) return std::move(*o.error);  // the first function's error, as one thread would stop on
+    report.runs += o.runs;
+    report.faulted += o.faulted;
+    report.diverged += o.diverged;
+    report.functions.push_back(std::move(o.function));
   }
   report.source = fmt::format("{} cases re-run from the corpus", report.runs);
   return report;

@@ -6,10 +6,13 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "lockstep/base/parallel.hpp"
 
 namespace lockstep::capture {
 
@@ -394,6 +397,29 @@ Result<std::vector<EdgeSearch>> search_untaken_edges(CaseRunner& runner, const c
       out.push_back(std::move(es));
     }
   }
+  return out;
+}
+
+Result<std::vector<FunctionSearch>> search_untaken_edges_of(const harness::Snapshot& snapshot,
+                                                            const harness::Profile& profile, const std::string& driver,
+                                                            const std::vector<const cases::CaseFile*>& files,
+                                                            const harness::Labeler* labels,
+                                                            const SearchOptions& options, unsigned jobs) {
+  std::vector<FunctionSearch> out(files.size());
+  std::vector<std::optional<Error>> errors(files.size());
+  auto one = [&](const cases::CaseFile& file, FunctionSearch& fs) -> Status {
+    LOCKSTEP_TRY(auto runner, CaseRunner::create(snapshot, profile, driver, {{file.function, file.name}}, labels));
+    LOCKSTEP_TRY(fs.searches, search_untaken_edges(*runner, file, labels, options));
+    fs.function = file.function;
+    fs.name = file.name;
+    fs.edges_total = runner->collector().functions().front().edges_total();
+    return {};
+  };
+  parallel_for(jobs, files.size(), [&](unsigned, std::size_t i) {
+    if (Status st = one(*files[i], out[i]); !st.ok()) errors[i] = std::move(st).error().wrap("{}", files[i]->name);
+  });
+  for (auto& e : errors)
+    if (e) return std::move(*e);
   return out;
 }
 

@@ -23,7 +23,17 @@
 // status and tag words (4 each), MXCSR (8) and ST(0)..ST(7) (20 hex digits each, bytes in memory
 // order); <runs> are the byte map's runs as <base:08x>:<hex bytes>, space-separated; f is the count of
 // frame bytes written. Exit codes: 0, 2 bad input (the corpus cannot be read).
+//
+// corpus_digest --same DIR_A DIR_B: whether two corpus folders hold the same contents, decoded: the
+// same file names, every case file with the same header and the same body once inflated (whatever
+// compressor, level or library wrote it), every other file (manifest.json, ...) byte for byte. It
+// prints each difference; exit 0 the same, 1 different, 2 bad input. scripts/capture-standin --check
+// compares a regenerated corpus with the checked-in one this way.
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <span>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -36,6 +46,7 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/capture/capture.hpp"
 #include "lockstep/capture/state_log.hpp"
+#include "lockstep/cases/case_file.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -173,10 +184,60 @@ int run_capture(int argc, char** argv) {
 
 }  // namespace
 
+// A case file's header (the compressed size left out) and its inflated body.
+Result<std::vector<std::uint8_t>> decoded_case_file(const std::filesystem::path& path) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, cases::kMaxCaseBodyBytes));
+  // The header (cases/docs/case-format.md): magic 8, version 4, function 4, count 4, flags 4, body size 8,
+  // body crc32 4, compressed size 4; the compressed body follows.
+  constexpr std::size_t kHeader = 40, kBodySizeAt = 24, kStoredSizeAt = 36;
+  if (bytes.size() < kHeader)
+    return Error::make(Errc::kTruncated, "{}: {} bytes, shorter than a case file's header", path.string(), bytes.size());
+  std::uint64_t body_size = 0;
+  std::memcpy(&body_size, bytes.data() + kBodySizeAt, 8);
+  if (body_size > cases::kMaxCaseBodyBytes)
+    return Error::make(Errc::kLimit, "{}: body of {} bytes, past the limit", path.string(), body_size);
+  LOCKSTEP_TRY(auto body, zlib_decompress(std::span(bytes).subspan(kHeader), body_size, path.string()));
+  std::vector<std::uint8_t> out(bytes.begin(), bytes.begin() + kStoredSizeAt);
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+int run_same(const std::filesystem::path& a, const std::filesystem::path& b) {
+  namespace fs = std::filesystem;
+  auto names = [](const fs::path& dir) -> Result<std::set<std::string>> {
+    std::set<std::string> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.insert(it->path().filename());
+    if (ec) return Error::make(Errc::kNotFound, "cannot list {}: {}", dir.string(), ec.message());
+    return out;
+  };
+  auto na = names(a);
+  if (!na.ok()) return fail(na.error());
+  auto nb = names(b);
+  if (!nb.ok()) return fail(nb.error());
+  bool same = true;
+  for (const auto& n : *na)
+    if (!nb->count(n)) same = false, std::printf("only in %s: %s\n", a.c_str(), n.c_str());
+  for (const auto& n : *nb)
+    if (!na->count(n)) same = false, std::printf("only in %s: %s\n", b.c_str(), n.c_str());
+  for (const auto& n : *na) {
+    if (!nb->count(n)) continue;
+    const bool case_file = n.ends_with(".lkcases");
+    auto ca = case_file ? decoded_case_file(a / n) : read_file(a / n);
+    if (!ca.ok()) return fail(ca.error());
+    auto cb = case_file ? decoded_case_file(b / n) : read_file(b / n);
+    if (!cb.ok()) return fail(cb.error());
+    if (*ca != *cb) same = false, std::printf("differs%s: %s\n", case_file ? " (decoded)" : "", n.c_str());
+  }
+  return same ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--capture") return run_capture(argc, argv);
+  if (argc == 4 && std::string(argv[1]) == "--same") return run_same(argv[2], argv[3]);
   if (argc != 2) {
     std::fprintf(stderr, "usage: corpus_digest CORPUS_DIR\n"
+                         "       corpus_digest --same DIR_A DIR_B\n"
                          "       corpus_digest --capture SNAPSHOT STEPLOG PROFILE [--every N] [--max M] [--repeat R] [--write DIR] FN...\n");
     return kExitBadInput;
   }

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/case_file.hpp"
@@ -235,6 +237,89 @@ TEST(ReplayMemory, ReadsInputsAndOwnWritesAndRecordsOutsideReads) {
   mem.load(0x630838 + 0x36, {buf, 1});
   EXPECT_EQ(buf[0], 9);
   EXPECT_EQ(mem.outside_reads().size(), 2u);  // the own write did not add an outside read
+}
+
+// The replay memory against a plain model of its rule (the port's own writes, else the case's
+// inputs, else 0 and an outside read), on random accesses of the port's widths and of any length,
+// across page boundaries and around the top of the address space.
+TEST(ReplayMemory, AgreesWithAPlainModelOnRandomAccesses) {
+  std::uint64_t seed = 0x9e3779b97f4a7c15u;
+  auto next = [&seed] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  const std::vector<std::uint32_t> bases = {0x00630800u, 0x0018fff0u, 0xfffffe00u, 0x00000000u};
+  for (int round = 0; round < 40; ++round) {
+    Case c;
+    std::map<std::uint32_t, std::uint8_t> inputs;  // the model's inputs, byte by byte
+    for (int r = 0; r < 12; ++r) {
+      const std::uint32_t at = bases[next() % bases.size()] + static_cast<std::uint32_t>(next() % 0x600);
+      const std::size_t len = 1 + next() % 300;
+      std::vector<std::uint8_t> bytes(len);
+      for (auto& b : bytes) b = static_cast<std::uint8_t>(next());
+      if (std::uint64_t{at} + len > (std::uint64_t{1} << 32)) continue;
+      c.inputs.set(at, bytes);
+      for (std::size_t i = 0; i < len; ++i) inputs[static_cast<std::uint32_t>(at + i)] = bytes[i];
+    }
+    std::map<std::uint32_t, std::uint8_t> written;
+    std::set<std::uint32_t> outside;
+    ReplayMemory mem(c);
+    for (int op = 0; op < 400; ++op) {
+      const std::uint32_t at = bases[next() % bases.size()] + static_cast<std::uint32_t>(next() % 0x700) - 0x40;
+      const bool wide = next() % 8 == 0;  // now and then a long span, else a port-width access
+      const unsigned n = wide ? 1 + static_cast<unsigned>(next() % 600) : (1u << (next() % 4));
+      if (next() % 3 == 0) {
+        std::vector<std::uint8_t> bytes(n);
+        for (auto& b : bytes) b = static_cast<std::uint8_t>(next());
+        if (wide) {
+          mem.store(at, bytes);
+        } else {
+          std::uint64_t v = 0;
+          std::memcpy(&v, bytes.data(), n);
+          mem.store_le(at, v, n);
+        }
+        for (unsigned i = 0; i < n; ++i) written[static_cast<std::uint32_t>(at + i)] = bytes[i];
+      } else {
+        std::vector<std::uint8_t> want(n);
+        for (unsigned i = 0; i < n; ++i) {
+          const std::uint32_t a = static_cast<std::uint32_t>(at + i);
+          if (auto w = written.find(a); w != written.end()) want[i] = w->second;
+          else if (auto in = inputs.find(a); in != inputs.end()) want[i] = in->second;
+          else outside.insert(a);
+        }
+        std::vector<std::uint8_t> got(n);
+        if (wide) {
+          mem.load(at, got);
+        } else {
+          const std::uint64_t v = mem.load_le(at, n);
+          std::memcpy(got.data(), &v, n);
+        }
+        ASSERT_EQ(got, want) << "round " << round << " load of " << n << " at 0x" << std::hex << at;
+      }
+    }
+    ByteMap want_writes;
+    for (const auto& [a, v] : written) want_writes.set(a, v);
+    EXPECT_EQ(mem.writes(), want_writes) << "round " << round;
+    EXPECT_EQ(mem.outside_reads(), std::vector<GuestAddr>(outside.begin(), outside.end())) << "round " << round;
+  }
+}
+
+TEST(ReplayMemory, TwoAtOnceOnOneThreadStayApart) {
+  Case a = sample_case(0), b = sample_case(1);
+  b.inputs.set(0x630838 + 0x38, B({7, 7, 7, 7}));
+  ReplayMemory ma(a);
+  {
+    ReplayMemory mb(b);
+    mb.store_le(0x630838 + 0x38, 0x01020304, 4);
+    EXPECT_EQ(ma.load_le(0x630838 + 0x38, 4), 0u);
+    EXPECT_EQ(mb.load_le(0x630838 + 0x38, 4), 0x01020304u);
+  }
+  ReplayMemory mc(b);  // a fresh case reuses the store the one before left: nothing of it shows
+  EXPECT_EQ(mc.load_le(0x630838 + 0x38, 4), 0x07070707u);
+  EXPECT_TRUE(mc.writes().empty());
+  EXPECT_TRUE(ma.writes().empty());
 }
 
 TEST(Compare, NamesEachKindOfDifference) {

@@ -1,8 +1,12 @@
 // The replay gate: a corpus becomes one GoogleTest test per function; a failing test's message is the
 // replay report a porter reads (the differing bytes by field, the original's disassembly).
 //
-//   gate_test [--corpus DIR] [--profile FILE] [--known FILE] [gtest flags]
+//   gate_test [--corpus DIR] [--profile FILE] [--known FILE] [--shard K/N] [gtest flags]
 // Defaults: the checked-in stand-in corpus (cases/standin) and POD's profile.
+//
+// --shard K/N registers only shard K's functions, dealt out as `lockstep replay --shard` deals them
+// (the n-th function of the corpus to shard n % N + 1): N CI jobs each run one shard, and their
+// JUnit reports (--gtest_output=xml:FILE) together hold the unsharded run's tests and outcomes.
 //
 // --known FILE lists cases known to differ, one per line: `FUNCTION_ADDRESS:CASE_ID  why` (# starts a
 // comment). The search's poked states find real differences the port has not caught up with; they are
@@ -24,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "lockstep/base/parallel.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -125,6 +130,11 @@ int main(int argc, char** argv) {
 #else
   std::string known = flag(argc, argv, "--known", "");
 #endif
+  auto shard = parse_shard(flag(argc, argv, "--shard", "1/1"));
+  if (!shard.ok()) {
+    fprintf(stderr, "gate_test: %s\n", shard.error().message.c_str());
+    return 2;
+  }
   ::testing::InitGoogleTest(&argc, argv);
   auto gate = std::make_unique<Gate>();
   auto corpus = cases::read_corpus(corpus_dir);
@@ -168,7 +178,9 @@ int main(int argc, char** argv) {
     }
   }
   g_gate = gate.get();
+  std::size_t n = 0;
   for (const auto& f : g_gate->corpus.files) {
+    if (!shard->holds(n++)) continue;
     std::string name = fmt::format("fn_{:08x}_{}", f.function, f.name);
     for (auto& ch : name)
       if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';

@@ -1,18 +1,29 @@
-// Replay throughput ("What must be shown"): cases per second, one thread, for the small
-// arithmetic helpers and for the whole car step, measured in one run on the stand-in corpus. Each
-// case is the full replay path the gate uses: the binding (the case's sparse memory, the port
-// function) and the byte-for-byte comparison. A benchmark, not a test: it asserts nothing about time.
+// Replay throughput: cases per second for the small arithmetic helpers and for the whole car step on
+// one thread, and the whole corpus's replay on 1 and on 2 threads (lockstep replay --jobs), on the
+// stand-in corpus. Each case is the full replay path the gate uses: the binding (the case's replay
+// memory, the port function) and the byte-for-byte comparison. A benchmark, not a test: it asserts
+// nothing about time.
 //
-//   replay_bench [--corpus DIR] [--seconds S]      (defaults: cases/standin, 1 s per function)
+// The measurements are interleaved (every row once per round, R rounds), so a change in the
+// machine's load falls on all of them alike; each row reports the median of its rounds and their
+// spread, and the ratios come from the medians of one run. The load average is printed before and
+// after: on a busy machine the absolute rates mean little, the ratios more.
+//
+//   replay_bench [--corpus DIR] [--seconds S] [--rounds R] [--only ADDRESS]
+//   (defaults: cases/standin, 0.3 s per row and round, 5 rounds; --only: that function alone, for
+//   a profiler)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "lockstep/cases/compare.hpp"
 #include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/replay.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace {
@@ -22,40 +33,80 @@ using Clock = std::chrono::steady_clock;
 
 struct Row {
   std::string name;
-  std::uint64_t cases = 0;
-  double seconds = 0;
-  std::uint64_t matched = 0;
-  double rate() const { return seconds > 0 ? static_cast<double>(cases) / seconds : 0; }
+  std::vector<double> rates;  // cases per second, one per round
+  std::uint64_t cases = 0, matched = 0;
+  double median() const {
+    if (rates.empty()) return 0;
+    std::vector<double> r = rates;
+    std::sort(r.begin(), r.end());
+    return r.size() % 2 ? r[r.size() / 2] : (r[r.size() / 2 - 1] + r[r.size() / 2]) / 2;
+  }
 };
 
-// Replays every case of `file` over and over for at least `budget` seconds.
-Row measure(const cases::CaseFile& file, const cases::Binding& b, double budget) {
-  Row r;
-  r.name = file.name;
+// Replays every case of `file` over and over for at least `budget` seconds; returns cases/s.
+[[gnu::noinline]] double measure(const cases::CaseFile& file, const cases::Binding& b, double budget, Row& row) {
+  std::uint64_t cases = 0;
+  double seconds = 0;
   const auto start = Clock::now();
   do {
     for (const auto& c : file.cases) {
       const auto fx = b.run(c);
-      r.matched += cases::compare(c, fx).matched() ? 1 : 0;
+      row.matched += cases::compare(c, fx).matched() ? 1 : 0;
     }
-    r.cases += file.cases.size();
-    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  } while (r.seconds < budget && !file.cases.empty());
-  return r;
+    cases += file.cases.size();
+    seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (seconds < budget && !file.cases.empty());
+  row.cases += cases;
+  return seconds > 0 ? static_cast<double>(cases) / seconds : 0;
+}
+
+// The whole corpus through harness::replay (what `lockstep replay --jobs N` runs), for at least
+// `budget` seconds; returns cases/s.
+double measure_corpus(const cases::Corpus& corpus, const cases::BindingSet& bindings, unsigned jobs, double budget,
+                      Row& row) {
+  harness::ReplayOptions opt;
+  opt.jobs = jobs;
+  std::uint64_t cases = 0;
+  double seconds = 0;
+  const auto start = Clock::now();
+  do {
+    auto r = harness::replay(corpus, bindings, opt);
+    if (!r.ok()) break;
+    cases += r->total_cases();
+    row.matched += r->total_matched();
+    seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (seconds < budget);
+  row.cases += cases;
+  return seconds > 0 ? static_cast<double>(cases) / seconds : 0;
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a.empty() ? "unknown" : a + " " + b + " " + c;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string corpus_dir = LOCKSTEP_SOURCE_DIR "/cases/standin";
-  double budget = 1.0;
+  double budget = 0.3;
+  int rounds = 5;
+  std::uint32_t only = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--corpus") == 0) corpus_dir = argv[i + 1];
     else if (std::strcmp(argv[i], "--seconds") == 0) budget = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--only") == 0) only = static_cast<std::uint32_t>(std::strtoul(argv[i + 1], nullptr, 0));
     else {
-      std::fprintf(stderr, "usage: replay_bench [--corpus DIR] [--seconds S]\n");
+      std::fprintf(stderr, "usage: replay_bench [--corpus DIR] [--seconds S] [--rounds R] [--only ADDRESS]\n");
       return 2;
     }
+  }
+  if ((argc - 1) % 2 || budget <= 0 || rounds < 1) {
+    std::fprintf(stderr, "usage: replay_bench [--corpus DIR] [--seconds S] [--rounds R] [--only ADDRESS]\n");
+    return 2;
   }
   auto corpus = cases::read_corpus(corpus_dir);
   if (!corpus.ok()) {
@@ -67,35 +118,69 @@ int main(int argc, char** argv) {
   const std::vector<std::uint32_t> helpers = {0x4d41a0, 0x4d41df, 0x4d465d, 0x4d43ad, 0x4c5e6c, 0x4c5e64};
   const std::uint32_t car_step = 0x41b66c;
 
-  std::vector<Row> rows;
-  Row helpers_total{"helpers (all six)"};
-  auto run = [&](std::uint32_t fn) -> const Row* {
-    for (const auto& f : corpus->files) {
-      if (f.function != fn || f.cases.empty()) continue;
-      const auto* b = cases::find_binding(bindings, fn);
-      if (b == nullptr) return nullptr;
-      rows.push_back(measure(f, *b, budget));
-      return &rows.back();
-    }
-    return nullptr;
+  struct Measured {
+    const cases::CaseFile* file;
+    const cases::Binding* binding;
+    Row row;
   };
-  for (auto fn : helpers) {
-    if (const Row* r = run(fn)) {
-      helpers_total.cases += r->cases;
-      helpers_total.seconds += r->seconds;
-      helpers_total.matched += r->matched;
+  std::vector<Measured> fns;
+  for (std::uint32_t fn : helpers) {
+    if (only && fn != only) continue;
+    for (const auto& f : corpus->files)
+      if (f.function == fn && !f.cases.empty())
+        if (const auto* b = cases::find_binding(bindings, fn)) fns.push_back({&f, b, Row{f.name, {}, 0, 0}});
+  }
+  const std::size_t n_helpers = fns.size();
+  if (!only || only == car_step)
+    for (const auto& f : corpus->files)
+      if (f.function == car_step && !f.cases.empty())
+        if (const auto* b = cases::find_binding(bindings, car_step)) fns.push_back({&f, b, Row{f.name, {}, 0, 0}});
+  Row helpers_together{"helpers (all six)", {}, 0, 0};
+  Row whole1{"whole corpus, 1 thread", {}, 0, 0}, whole2{"whole corpus, 2 threads", {}, 0, 0};
+
+  std::printf("replay_bench: %s, %d rounds of %.2f s per row; load average %s\n", corpus_dir.c_str(), rounds, budget,
+              load_average().c_str());
+  for (int round = 0; round < rounds; ++round) {
+    // Helpers together: each helper for the same time, the cases over the time.
+    double helper_seconds = 0, helper_cases = 0;
+    for (std::size_t i = 0; i < fns.size(); ++i) {
+      const double rate = measure(*fns[i].file, *fns[i].binding, budget, fns[i].row);
+      fns[i].row.rates.push_back(rate);
+      if (i < n_helpers) {
+        helper_seconds += budget;
+        helper_cases += rate * budget;
+      }
+    }
+    if (n_helpers) helpers_together.rates.push_back(helper_cases / helper_seconds);
+    if (!only) {
+      whole1.rates.push_back(measure_corpus(*corpus, bindings, 1, budget, whole1));
+      whole2.rates.push_back(measure_corpus(*corpus, bindings, 2, budget, whole2));
     }
   }
-  const Row* step = run(car_step);
-  const Row step_row = step ? *step : Row{"step::step"};
 
-  std::printf("%-26s %12s %10s %14s %10s\n", "function", "cases run", "seconds", "cases/s", "matched");
-  for (const auto& r : rows)
-    std::printf("%-26s %12llu %10.3f %14.0f %9.1f%%\n", r.name.c_str(), static_cast<unsigned long long>(r.cases),
-                r.seconds, r.rate(), r.cases ? 100.0 * static_cast<double>(r.matched) / static_cast<double>(r.cases) : 0);
-  std::printf("%-26s %12llu %10.3f %14.0f\n", helpers_total.name.c_str(),
-              static_cast<unsigned long long>(helpers_total.cases), helpers_total.seconds, helpers_total.rate());
-  if (step_row.rate() > 0)
-    std::printf("helpers / car step: %.1f× (cases per second, one thread)\n", helpers_total.rate() / step_row.rate());
+  auto print = [](const Row& r) {
+    auto [lo, hi] = std::minmax_element(r.rates.begin(), r.rates.end());
+    std::printf("%-26s %14.0f   %12.0f .. %-12.0f", r.name.c_str(), r.median(), *lo, *hi);
+    if (r.cases) std::printf(" %7.1f%%", 100.0 * static_cast<double>(r.matched) / static_cast<double>(r.cases));
+    std::printf("\n");
+  };
+  std::printf("%-26s %14s   %28s %8s\n", "function", "cases/s median", "rounds' range", "matched");
+  for (const auto& m : fns) print(m.row);
+  if (n_helpers) print(helpers_together);
+  if (!whole1.rates.empty()) {
+    print(whole1);
+    print(whole2);
+  }
+  const Row* step = nullptr;
+  for (const auto& m : fns)
+    if (m.file->function == car_step) step = &m.row;
+  std::printf("ratios of the medians (one run):\n");
+  if (step && n_helpers && step->median() > 0)
+    std::printf("  helpers / car step:           %.1fx (cases per second, one thread)\n",
+                helpers_together.median() / step->median());
+  if (!whole1.rates.empty() && whole1.median() > 0)
+    std::printf("  2 threads / 1 thread:         %.2fx (whole corpus, lockstep replay --jobs 2 vs 1)\n",
+                whole2.median() / whole1.median());
+  std::printf("load average after: %s\n", load_average().c_str());
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <unistd.h>
@@ -194,6 +195,76 @@ TEST_F(Analysts, BadArgumentsExitTwoWithAMessage) {
   EXPECT_NE(err.find("no case 999999"), std::string::npos) << err;
   EXPECT_EQ(run({"coverage", kCorpus.string(), "--profile", kProfile.string()}, out, err), 2);
   EXPECT_NE(err.find("--snapshot"), std::string::npos) << err;
+}
+
+// The files of a folder, name -> bytes.
+std::map<std::string, std::string> folder(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    out[e.path().filename().string()] = bytes.str();
+  }
+  return out;
+}
+
+std::string file_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+TEST_F(Analysts, EveryNumberOfThreadsWritesTheSameCorpusCoverageAndSearch) {
+  std::string out, err;
+  const std::vector<std::string> fns = {"--fn", "math::dot16", "--fn", "tyres::tyres", "--fn", "drive::engine"};
+  std::map<std::string, std::string> first;
+  for (const char* jobs : {"1", "2", "5"}) {
+    const fs::path dir = g_rec->dir / (std::string("jobs-corpus-") + jobs);
+    std::vector<std::string> args = {"capture", g_rec->snapshot().string(), (g_rec->dir / "rec" / "steps.log").string(),
+                                     "--profile", kProfile.string(), "--every", "7", "--max", "2", "--quiet",
+                                     "--jobs", jobs, "-o", dir.string()};
+    args.insert(args.begin() + 5, fns.begin(), fns.end());
+    ASSERT_EQ(run(args, out, err), 0) << out << err;
+    const auto files = folder(dir);
+    ASSERT_EQ(files.size(), 4u);  // three case files and the manifest
+    if (first.empty()) first = files;
+    else EXPECT_TRUE(files == first) << "--jobs " << jobs << " wrote another corpus";
+  }
+  // Coverage and the search of every function's untaken edges, on the corpus just captured.
+  const fs::path captured = g_rec->dir / "jobs-corpus-1";
+  std::string first_cov;
+  for (const char* jobs : {"1", "3"}) {
+    const fs::path json = g_rec->dir / (std::string("jobs-coverage-") + jobs + ".json");
+    ASSERT_EQ(run({"coverage", captured.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
+                   kProfile.string(), "--quiet", "--jobs", jobs, "--json", json.string()},
+                  out, err),
+              0)
+        << out << err;
+    if (first_cov.empty()) first_cov = file_text(json);
+    else EXPECT_EQ(file_text(json), first_cov) << "--jobs " << jobs;
+  }
+  std::string first_found;
+  for (const char* jobs : {"1", "2"}) {
+    const fs::path into = g_rec->dir / (std::string("jobs-search-") + jobs);
+    const int rc = run({"probe", captured.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
+                        kProfile.string(), "--search", "--edge", "untaken", "--budget", "100", "--jobs", jobs,
+                        "--into", into.string()},
+                       out, err);
+    ASSERT_TRUE(rc == 0 || rc == 1) << out << err;
+    std::string found;
+    ASSERT_TRUE(fs::exists(into / "manifest.json")) << "the search found no state: nothing compared\n" << out;
+    for (const auto& [name, bytes] : folder(into)) found += name + "\n" + bytes;
+    if (first_found.empty()) first_found = found;
+    else EXPECT_EQ(found, first_found) << "--jobs " << jobs;
+  }
+  EXPECT_EQ(run({"capture", g_rec->snapshot().string(), (g_rec->dir / "rec" / "steps.log").string(), "--profile",
+                 kProfile.string(), "--fn", "math::dot16", "--jobs", "0", "-o", (g_rec->dir / "never").string()},
+                out, err),
+            2);
+  EXPECT_NE(err.find("--jobs"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(g_rec->dir / "never"));
 }
 
 }  // namespace

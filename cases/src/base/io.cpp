@@ -3,10 +3,17 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
+#include <openssl/evp.h>
 
+#include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <utility>
 
 namespace lockstep {
 
@@ -84,111 +91,112 @@ Status write_file_atomic(const std::filesystem::path& path, std::span<const std:
   return {};
 }
 
+namespace {
+// One compressor per thread and level: libdeflate's compressors are costly to set up (hundreds of
+// KiB of match-finder tables) and not safe to share between threads.
+libdeflate_compressor* compressor_for(int level) {
+  struct Cache {
+    std::array<libdeflate_compressor*, 13> by_level{};
+    ~Cache() {
+      for (auto* c : by_level)
+        if (c) libdeflate_free_compressor(c);
+    }
+  };
+  thread_local Cache cache;
+  level = std::clamp(level, 0, 12);
+  auto& c = cache.by_level[static_cast<std::size_t>(level)];
+  if (!c) c = libdeflate_alloc_compressor(level);
+  if (!c) throw std::bad_alloc();
+  return c;
+}
+libdeflate_decompressor* decompressor() {
+  struct Holder {
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    ~Holder() {
+      if (d) libdeflate_free_decompressor(d);
+    }
+  };
+  thread_local Holder holder;
+  if (!holder.d) throw std::bad_alloc();
+  return holder.d;
+}
+}  // namespace
+
 std::vector<std::uint8_t> zlib_compress(std::span<const std::uint8_t> data, int level) {
-  uLongf bound = compressBound(static_cast<uLong>(data.size()));
-  std::vector<std::uint8_t> out(bound);
-  int rc = compress2(out.data(), &bound, data.data(), static_cast<uLong>(data.size()), level);
-  assert(rc == Z_OK && "zlib compress2 cannot fail with a compressBound buffer");
-  (void)rc;
-  out.resize(bound);
+  libdeflate_compressor* c = compressor_for(level);
+  std::vector<std::uint8_t> out(libdeflate_zlib_compress_bound(c, data.size()));
+  const std::size_t n = libdeflate_zlib_compress(c, data.data(), data.size(), out.data(), out.size());
+  assert(n != 0 && "libdeflate cannot fail with a compress_bound buffer");
+  out.resize(n);
   return out;
 }
 
 Result<std::vector<std::uint8_t>> zlib_decompress(std::span<const std::uint8_t> data, std::uint64_t expected_size,
                                                   std::string_view what) {
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(expected_size));
-  z_stream zs{};
-  if (inflateInit(&zs) != Z_OK) return Error::make(Errc::kIo, "{}: zlib inflateInit failed", what);
-  zs.next_in = const_cast<Bytef*>(data.data());
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = out.data();
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = inflate(&zs, Z_FINISH);
-  std::uint64_t produced = zs.total_out;
-  bool more_output = (rc == Z_BUF_ERROR && zs.avail_out == 0);
-  std::string zmsg = zs.msg ? zs.msg : std::to_string(rc);
-  inflateEnd(&zs);
-  if (rc == Z_STREAM_END && produced == expected_size) return out;
-  if (more_output || (rc == Z_STREAM_END && produced != expected_size))
-    return Error::make(Errc::kMalformed, "{}: compressed data inflates to {} bytes, not the {} announced", what,
-                       more_output ? std::string("more than ") + std::to_string(expected_size)
-                                   : std::to_string(produced),
+  if (expected_size > std::numeric_limits<std::size_t>::max())
+    return Error::make(Errc::kLimit, "{}: announces {} bytes, more than this machine can address", what,
                        expected_size);
-  return Error::make(Errc::kMalformed, "{}: compressed data is corrupt or truncated (zlib: {})", what, zmsg);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(expected_size));
+  std::size_t produced = 0;
+  // A buffer of exactly the announced size: a stream that would inflate to more stops with
+  // INSUFFICIENT_SPACE, one that inflates to less reports its real size.
+  const libdeflate_result rc =
+      libdeflate_zlib_decompress(decompressor(), data.data(), data.size(), out.data(), out.size(), &produced);
+  if (rc == LIBDEFLATE_SUCCESS && produced == expected_size) return out;
+  if (rc == LIBDEFLATE_INSUFFICIENT_SPACE || rc == LIBDEFLATE_SUCCESS)
+    return Error::make(Errc::kMalformed, "{}: compressed data inflates to {} bytes, not the {} announced", what,
+                       rc == LIBDEFLATE_SUCCESS ? std::to_string(produced)
+                                                : std::string("more than ") + std::to_string(expected_size),
+                       expected_size);
+  return Error::make(Errc::kMalformed, "{}: compressed data is corrupt or truncated (not a valid zlib stream)", what);
 }
 
 std::uint32_t crc32(std::span<const std::uint8_t> data, std::uint32_t seed) {
-  return static_cast<std::uint32_t>(::crc32(seed, data.data(), static_cast<uInt>(data.size())));
+  return libdeflate_crc32(seed, data.data(), data.size());
 }
 
-// --- SHA-256 (FIPS 180-4) ---
+// --- SHA-256 (FIPS 180-4), through OpenSSL's EVP interface (which picks the CPU's SHA extensions) ---
 namespace {
-constexpr std::uint32_t kK[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+EVP_MD_CTX* new_sha256_context() {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(ctx);
+    throw std::runtime_error("OpenSSL cannot set up a SHA-256 digest");
+  }
+  return ctx;
+}
 }  // namespace
 
-Sha256::Sha256()
-    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
-
-void Sha256::block(const std::uint8_t* p) {
-  std::uint32_t w[64];
-  for (int i = 0; i < 16; ++i)
-    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
-           (std::uint32_t{p[4 * i + 2]} << 8) | p[4 * i + 3];
-  for (int i = 16; i < 64; ++i) {
-    std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+Sha256::Sha256() : ctx_(new_sha256_context()) {}
+Sha256::~Sha256() { EVP_MD_CTX_free(ctx_); }
+Sha256::Sha256(Sha256&& o) noexcept : ctx_(std::exchange(o.ctx_, nullptr)) {}
+Sha256& Sha256::operator=(Sha256&& o) noexcept {
+  if (this != &o) {
+    EVP_MD_CTX_free(ctx_);
+    ctx_ = std::exchange(o.ctx_, nullptr);
   }
-  std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-  for (int i = 0; i < 64; ++i) {
-    std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
-    std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
-  }
-  h_[0] += a; h_[1] += b; h_[2] += c; h_[3] += d; h_[4] += e; h_[5] += f; h_[6] += g; h_[7] += h;
+  return *this;
 }
 
 void Sha256::update(std::span<const std::uint8_t> data) {
-  len_ += data.size();
-  std::size_t i = 0;
-  if (fill_) {
-    while (fill_ < 64 && i < data.size()) buf_[fill_++] = data[i++];
-    if (fill_ < 64) return;
-    block(buf_.data());
-    fill_ = 0;
-  }
-  for (; i + 64 <= data.size(); i += 64) block(data.data() + i);
-  while (i < data.size()) buf_[fill_++] = data[i++];
+  if (!data.empty() && EVP_DigestUpdate(ctx_, data.data(), data.size()) != 1)
+    throw std::runtime_error("OpenSSL's SHA-256 update failed");
 }
 
 Sha256Digest Sha256::finish() {
-  std::uint64_t bits = len_ * 8;
-  std::uint8_t pad = 0x80;
-  update({&pad, 1});
-  std::uint8_t zero = 0;
-  while (fill_ != 56) update({&zero, 1});
-  std::uint8_t lenb[8];
-  for (int i = 0; i < 8; ++i) lenb[i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
-  update({lenb, 8});
   Sha256Digest out{};
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * j));
+  unsigned int n = 0;
+  if (EVP_DigestFinal_ex(ctx_, out.data(), &n) != 1 || n != out.size())
+    throw std::runtime_error("OpenSSL's SHA-256 finish failed");
   return out;
 }
 
 Sha256Digest sha256(std::span<const std::uint8_t> data) {
-  Sha256 s;
-  s.update(data);
-  return s.finish();
+  Sha256Digest out{};
+  unsigned int n = 0;
+  if (EVP_Digest(data.data(), data.size(), out.data(), &n, EVP_sha256(), nullptr) != 1 || n != out.size())
+    throw std::runtime_error("OpenSSL's SHA-256 failed");
+  return out;
 }
 
 std::string to_hex(std::span<const std::uint8_t> bytes) {

@@ -32,6 +32,15 @@ void ByteMap::set(GuestAddr a, std::span<const std::uint8_t> bytes) {
   runs_.emplace(static_cast<GuestAddr>(new_lo), std::move(merged));
 }
 
+void ByteMap::append(GuestAddr a, std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) return;
+  if (!runs_.empty()) {
+    const auto& last = *runs_.rbegin();
+    if (std::uint64_t{a} <= last.first + std::uint64_t{last.second.size()}) return set(a, bytes);
+  }
+  runs_.emplace_hint(runs_.end(), a, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+}
+
 void ByteMap::set_if_absent(GuestAddr a, std::span<const std::uint8_t> bytes) {
   // Runs of absent bytes are set in one go; present bytes keep their first value.
   std::size_t i = 0;

@@ -16,21 +16,39 @@ Comparison compare(const Case& c, const PortEffects& port, const CompareOptions&
   out.outside_reads_fail = opt.outside_reads_fail;
   out.outside_reads = port.outside_reads;
   out.port_error = port.error;
+  // Both maps are walked in address order, each lookup by a cursor that only moves forward, and a
+  // run the other side holds whole and equal is passed over with one memcmp: the comparison costs
+  // one pass over the written bytes, byte by byte only where something differs.
   // Bytes the original wrote: the port must have written each with the same value.
-  c.writes.for_each([&](GuestAddr a, std::uint8_t v) {
-    auto p = port.writes.get(a);
-    if (!p) {
-      out.bytes.push_back({a, ByteDiff::Kind::kNotWritten, v, std::nullopt, c.inputs.get(a)});
-    } else if (*p != v) {
-      out.bytes.push_back({a, ByteDiff::Kind::kDifferent, v, *p, c.inputs.get(a)});
+  ByteMap::Cursor port_at(port.writes);
+  c.writes.for_each_run([&](GuestAddr base, std::span<const std::uint8_t> bytes) {
+    if (const std::uint8_t* p = port_at.bytes_at(base, bytes.size());
+        p && std::memcmp(p, bytes.data(), bytes.size()) == 0)
+      return;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      const GuestAddr a = static_cast<GuestAddr>(base + i);
+      const std::uint8_t v = bytes[i];
+      auto p = port_at.get(a);
+      if (!p) {
+        out.bytes.push_back({a, ByteDiff::Kind::kNotWritten, v, std::nullopt, c.inputs.get(a)});
+      } else if (*p != v) {
+        out.bytes.push_back({a, ByteDiff::Kind::kDifferent, v, *p, c.inputs.get(a)});
+      }
     }
   });
   // Bytes the port wrote that the original left alone (at or above the entry stack pointer: the port
   // has no stack frame of its own in guest memory, so every port write counts).
-  port.writes.for_each([&](GuestAddr a, std::uint8_t v) {
-    if (!c.writes.contains(a)) out.bytes.push_back({a, ByteDiff::Kind::kExtraWrite, std::nullopt, v, c.inputs.get(a)});
+  ByteMap::Cursor original_at(c.writes);
+  port.writes.for_each_run([&](GuestAddr base, std::span<const std::uint8_t> bytes) {
+    if (original_at.bytes_at(base, bytes.size())) return;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      const GuestAddr a = static_cast<GuestAddr>(base + i);
+      if (!original_at.get(a))
+        out.bytes.push_back({a, ByteDiff::Kind::kExtraWrite, std::nullopt, bytes[i], c.inputs.get(a)});
+    }
   });
-  std::sort(out.bytes.begin(), out.bytes.end(),
+  if (!out.bytes.empty())
+    std::sort(out.bytes.begin(), out.bytes.end(),
             [](const ByteDiff& a, const ByteDiff& b) { return a.address < b.address; });
   auto reg = [&](const char* name, std::uint32_t o, std::uint32_t p) {
     if (o != p) out.registers.push_back({name, fmt::format("{:08x}", o), fmt::format("{:08x}", p)});

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lockstep/base/io.hpp"
+#include "lockstep/base/parallel.hpp"
 
 namespace lockstep::cases {
 
@@ -88,12 +89,16 @@ Result<Manifest> read_manifest(const std::filesystem::path& dir) {
   return m;
 }
 
-Status write_corpus(const std::filesystem::path& dir, Manifest m, const std::vector<CaseFile>& files) {
+Status write_corpus(const std::filesystem::path& dir, Manifest m, const std::vector<CaseFile>& files, unsigned jobs) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Error::make(Errc::kIo, "cannot create corpus folder {}: {}", dir.string(), ec.message());
+  // Encoding (compression, mostly) is the costly part: spread over the threads, written in order.
+  std::vector<std::vector<std::uint8_t>> encoded(files.size());
+  parallel_for(jobs, files.size(), [&](unsigned, std::size_t i) { encoded[i] = encode_case_file(files[i]); });
   m.functions.clear();
-  for (const auto& f : files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const CaseFile& f = files[i];
     CorpusEntry e;
     e.function = f.function;
     e.name = f.name;
@@ -101,7 +106,7 @@ Status write_corpus(const std::filesystem::path& dir, Manifest m, const std::vec
     e.cases = static_cast<std::uint32_t>(f.cases.size());
     e.poked = static_cast<std::uint32_t>(std::count_if(f.cases.begin(), f.cases.end(),
                                                        [](const Case& c) { return c.poked(); }));
-    LOCKSTEP_TRY_STATUS(write_case_file(dir / e.file, f));
+    LOCKSTEP_TRY_STATUS(write_file_atomic(dir / e.file, encoded[i]));
     m.functions.push_back(std::move(e));
   }
   std::sort(m.functions.begin(), m.functions.end(),

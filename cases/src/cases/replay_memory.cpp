@@ -1,28 +1,361 @@
 #include "lockstep/cases/replay_memory.hpp"
 
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <memory>
+
 namespace lockstep::cases {
 
-ReplayMemory::ReplayMemory(const Case& c) : inputs_(c.inputs) {}
+// The guest is little-endian; values are copied to and from guest bytes as they lie in a register.
+static_assert(std::endian::native == std::endian::little, "lockstep's replay needs a little-endian host");
 
-void ReplayMemory::load(GuestAddr a, std::span<std::uint8_t> out) {
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const GuestAddr addr = static_cast<GuestAddr>(a + i);
-    if (auto w = writes_.get(addr)) {
-      out[i] = *w;
-    } else if (auto in = inputs_.get(addr)) {
-      out[i] = *in;
-    } else {
-      out[i] = 0;
-      outside_.set(addr, 0);
-    }
+namespace {
+
+// 256-byte pages: small enough that filling one costs little (a helper's case touches one or two),
+// large enough that a car step's structures take a few dozen.
+constexpr unsigned kPageBits = 8;
+constexpr unsigned kPageSize = 1u << kPageBits;
+constexpr unsigned kWords = kPageSize / 64;
+constexpr std::uint32_t kNoPage = 0xffffffffu;  // page numbers are at most 2^24 - 1
+
+struct Page {
+  std::uint32_t number = kNoPage;
+  std::array<std::uint64_t, kWords> readable{};  // an input, or written by the port
+  std::array<std::uint64_t, kWords> written{};
+  std::array<std::uint64_t, kWords> outside{};   // read while not readable
+  // 0 where not readable; 8 bytes of slack past the end stay 0, so a load of up to 8 bytes inside
+  // the page can copy a whole 64-bit word.
+  std::array<std::uint8_t, kPageSize + 8> data{};
+};
+
+// Sets bits [off, off + n) of a page's bitmap.
+inline void set_bits(std::array<std::uint64_t, kWords>& bits, unsigned off, unsigned n) {
+  if (off % 64 + n < 64) {  // the common case: inside one word
+    bits[off / 64] |= ((std::uint64_t{1} << n) - 1) << (off % 64);
+    return;
+  }
+  while (n) {
+    const unsigned word = off / 64, bit = off % 64, take = std::min(n, 64 - bit);
+    bits[word] |= (take == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << take) - 1)) << bit;
+    off += take;
+    n -= take;
   }
 }
 
-void ReplayMemory::store(GuestAddr a, std::span<const std::uint8_t> bytes) { writes_.set(a, bytes); }
+struct InputRun {
+  std::uint64_t base, end;
+  const std::uint8_t* bytes;
+};
+
+}  // namespace
+
+struct ReplayMemory::Pages {
+  std::vector<std::unique_ptr<Page>> pool;  // pool[0, used) belong to the current case
+  std::size_t used = 0;
+  std::vector<InputRun> inputs;             // the case's input runs, ascending
+  // Open-addressed page table; a slot is live only when its stamp is the current case's.
+  struct Slot {
+    std::uint32_t number = 0, stamp = 0, page = 0;
+  };
+  std::vector<Slot> slots = std::vector<Slot>(64);
+  std::uint32_t stamp = 0;
+  // The pages touched last, by the low bits of their number: the port moves between a handful of
+  // structures (a car, the track, a table), and each keeps its entry here.
+  static constexpr std::size_t kRecent = 16;
+  std::array<Page*, kRecent> recent{};
+  Page* recent_page(std::uint32_t number) const {
+    Page* p = recent[number % kRecent];
+    return p && p->number == number ? p : nullptr;
+  }
+
+  void reset(const ByteMap& in) {
+    used = 0;
+    outside_bytes = 0;
+    last_input = 0;
+    wrote = false;
+    recent.fill(nullptr);
+    if (++stamp == 0) {  // wrapped: forget every slot for real
+      std::fill(slots.begin(), slots.end(), Slot{});
+      stamp = 1;
+    }
+    inputs.clear();
+    in.for_each_run([this](GuestAddr base, std::span<const std::uint8_t> bytes) {
+      inputs.push_back({base, base + std::uint64_t{bytes.size()}, bytes.data()});
+    });
+  }
+
+  std::size_t slot_of(std::uint32_t number) const {
+    return (number * 0x9e3779b1u) & (slots.size() - 1);
+  }
+
+  // The page, if this case has touched it.
+  Page* find(std::uint32_t number) {
+    if (Page* p = recent_page(number)) return p;
+    if (used == 0) return nullptr;
+    for (std::size_t i = slot_of(number); slots[i].stamp == stamp; i = (i + 1) & (slots.size() - 1)) {
+      if (slots[i].number == number) return recent[number % kRecent] = pool[slots[i].page].get();
+    }
+    return nullptr;
+  }
+
+  // The page, filled from the inputs the first time.
+  Page& page(std::uint32_t number) {
+    if (Page* p = find(number)) return *p;
+    std::size_t i = slot_of(number);
+    while (slots[i].stamp == stamp) i = (i + 1) & (slots.size() - 1);
+    Page& p = fill(number);
+    slots[i] = {number, stamp, static_cast<std::uint32_t>(used - 1)};
+    if (used * 2 > slots.size()) grow();
+    return *(recent[number % kRecent] = &p);
+  }
+
+  // The n input bytes at a when one input run holds them all, else nullptr.
+  std::size_t last_input = 0;
+  const std::uint8_t* input_bytes(GuestAddr a, unsigned n) {
+    const std::uint64_t lo = a, hi = lo + n;
+    if (last_input < inputs.size() && inputs[last_input].base <= lo && hi <= inputs[last_input].end)
+      return inputs[last_input].bytes + (lo - inputs[last_input].base);
+    auto it = std::upper_bound(inputs.begin(), inputs.end(), lo,
+                               [](std::uint64_t x, const InputRun& r) { return x < r.end; });
+    if (it == inputs.end() || it->base > lo || hi > it->end) return nullptr;
+    last_input = static_cast<std::size_t>(it - inputs.begin());
+    return it->bytes + (lo - it->base);
+  }
+  bool wrote = false;
+  std::vector<std::uint8_t> run_buffer;
+
+  // A fresh page for this case: the inputs that fall in it, readable; the rest 0.
+  Page& fill(std::uint32_t number) {
+    if (used == pool.size()) pool.push_back(std::make_unique<Page>());
+    Page& p = *pool[used++];
+    p.number = number;
+    p.readable.fill(0);
+    p.written.fill(0);
+    p.outside.fill(0);
+    std::memset(p.data.data(), 0, kPageSize);  // the slack past it is never written
+    const std::uint64_t lo = std::uint64_t{number} << kPageBits, hi = lo + kPageSize;
+    auto it = std::upper_bound(inputs.begin(), inputs.end(), lo,
+                               [](std::uint64_t a, const InputRun& r) { return a < r.end; });
+    for (; it != inputs.end() && it->base < hi; ++it) {
+      const std::uint64_t from = std::max(lo, it->base), to = std::min(hi, it->end);
+      std::memcpy(p.data.data() + (from - lo), it->bytes + (from - it->base), to - from);
+      set_bits(p.readable, static_cast<unsigned>(from - lo), static_cast<unsigned>(to - from));
+    }
+    return p;
+  }
+
+  void grow() {
+    slots.assign(slots.size() * 2, Slot{});
+    for (std::size_t k = 0; k < used; ++k) {
+      std::size_t i = slot_of(pool[k]->number);
+      while (slots[i].stamp == stamp) i = (i + 1) & (slots.size() - 1);
+      slots[i] = {pool[k]->number, stamp, static_cast<std::uint32_t>(k)};
+    }
+  }
+
+  // The current case's pages in address order (a list kept from case to case).
+  std::vector<const Page*> order;
+  const std::vector<const Page*>& sorted() {
+    order.clear();
+    for (std::size_t k = 0; k < used; ++k) order.push_back(pool[k].get());
+    std::sort(order.begin(), order.end(), [](const Page* a, const Page* b) { return a->number < b->number; });
+    return order;
+  }
+  std::size_t outside_bytes = 0;  // bytes flagged in some page's `outside`, counted once each
+
+  // Reads [off, off + n) of page p into out, recording the bytes that are not readable.
+  void read(Page& p, unsigned off, std::uint8_t* out, unsigned n) {
+    std::memcpy(out, p.data.data() + off, n);
+    flag_outside(p, off, n);
+  }
+
+  // Flags the bytes of [off, off + n) that are not readable as read from outside.
+  void flag_outside(Page& p, unsigned off, unsigned n) {
+    const unsigned word = off / 64, bit = off % 64;
+    if (bit + n < 64) {
+      const std::uint64_t mask = ((std::uint64_t{1} << n) - 1) << bit;
+      const std::uint64_t missing = mask & ~p.readable[word] & ~p.outside[word];
+      if (missing == 0) return;  // the common case: every byte an input or an own write
+      p.outside[word] |= missing;
+      outside_bytes += static_cast<unsigned>(std::popcount(missing));
+      return;
+    }
+    for (unsigned k = 0; k < n; ++k) {
+      const unsigned b = off + k;
+      const std::uint64_t m = std::uint64_t{1} << (b % 64);
+      if (!(p.readable[b / 64] & m) && !(p.outside[b / 64] & m)) {
+        p.outside[b / 64] |= m;
+        ++outside_bytes;
+      }
+    }
+  }
+
+  static void write(Page& p, unsigned off, const std::uint8_t* in, unsigned n) {
+    switch (n) {  // the port's widths as fixed-size copies
+      case 1: p.data[off] = *in; break;
+      case 2: std::memcpy(p.data.data() + off, in, 2); break;
+      case 4: std::memcpy(p.data.data() + off, in, 4); break;
+      case 8: std::memcpy(p.data.data() + off, in, 8); break;
+      default: std::memcpy(p.data.data() + off, in, n); break;
+    }
+    set_bits(p.readable, off, n);
+    set_bits(p.written, off, n);
+  }
+};
+
+namespace {
+// Each thread keeps the page stores of its finished cases for the next ones (a case replayed inside
+// another one's replay, as a test may do, takes a second store).
+thread_local std::vector<std::unique_ptr<ReplayMemory::Pages>> spare_pages;
+}  // namespace
+
+ReplayMemory::ReplayMemory(const Case& c) {
+  std::unique_ptr<Pages> p;
+  if (!spare_pages.empty()) {
+    p = std::move(spare_pages.back());
+    spare_pages.pop_back();
+  } else {
+    p = std::make_unique<Pages>();
+  }
+  p->reset(c.inputs);
+  pages_ = p.release();
+}
+
+ReplayMemory::~ReplayMemory() {
+  std::unique_ptr<Pages> p(pages_);
+  p->inputs.clear();  // points into the case, which may go away first
+  try {
+    spare_pages.push_back(std::move(p));
+  } catch (...) {
+    // out of memory while keeping it: let it go
+  }
+}
+
+void ReplayMemory::load(GuestAddr a, std::span<std::uint8_t> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const unsigned off = a & (kPageSize - 1);
+    const unsigned take = static_cast<unsigned>(std::min<std::size_t>(out.size() - done, kPageSize - off));
+    pages_->read(pages_->page(a >> kPageBits), off, out.data() + done, take);
+    done += take;
+    a += take;  // wraps at 4 GiB
+  }
+}
+
+void ReplayMemory::store(GuestAddr a, std::span<const std::uint8_t> bytes) {
+  pages_->wrote = pages_->wrote || !bytes.empty();
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const unsigned off = a & (kPageSize - 1);
+    const unsigned take = static_cast<unsigned>(std::min<std::size_t>(bytes.size() - done, kPageSize - off));
+    Pages::write(pages_->page(a >> kPageBits), off, bytes.data() + done, take);
+    done += take;
+    a += take;
+  }
+}
+
+std::uint64_t ReplayMemory::load_le(GuestAddr a, unsigned n) {
+  const unsigned off = a & (kPageSize - 1);
+  Page* p = pages_->recent_page(a >> kPageBits);
+  if (p && off % 64 + n <= 64) {
+    // The hot path: a page touched lately, the bytes inside one bitmap word. One 64-bit copy (the
+    // page's slack keeps it inside the page), cut to n bytes.
+    std::uint64_t v;
+    std::memcpy(&v, p->data.data() + off, 8);
+    const std::uint64_t mask = ((std::uint64_t{1} << n) - 1) << (off % 64);
+    if ((p->readable[off / 64] & mask) != mask) pages_->flag_outside(*p, off, n);
+    return n == 8 ? v : v & ((std::uint64_t{1} << (8 * n)) - 1);
+  }
+  return load_le_slow(a, n);
+}
+
+std::uint64_t ReplayMemory::load_le_slow(GuestAddr a, unsigned n) {
+  Pages& ps = *pages_;
+  const unsigned off = a & (kPageSize - 1);
+  std::uint64_t v = 0;
+  if (off + n <= kPageSize) {
+    // Until the port first writes, a load inside one input run is served from the case's bytes
+    // (a helper that only reads never fills a page); after that, everything goes through pages.
+    if (ps.used == 0) {
+      if (const std::uint8_t* in = ps.input_bytes(a, n)) {
+        switch (n) {  // the port's widths as fixed-size copies
+          case 1: v = *in; break;
+          case 2: std::memcpy(&v, in, 2); break;
+          case 4: std::memcpy(&v, in, 4); break;
+          case 8: std::memcpy(&v, in, 8); break;
+          default: std::memcpy(&v, in, n); break;
+        }
+        return v;
+      }
+    }
+    Page& p = ps.page(a >> kPageBits);
+    std::memcpy(&v, p.data.data() + off, 8);
+    if (n < 8) v &= (std::uint64_t{1} << (8 * n)) - 1;
+    ps.flag_outside(p, off, n);
+    return v;
+  }
+  std::uint8_t b[8] = {};
+  load(a, std::span(b, n));
+  std::memcpy(&v, b, 8);
+  return v;
+}
+
+void ReplayMemory::store_le(GuestAddr a, std::uint64_t value, unsigned n) {
+  std::uint8_t b[8];
+  std::memcpy(b, &value, 8);
+  pages_->wrote = true;
+  const unsigned off = a & (kPageSize - 1);
+  if (off + n > kPageSize) return store(a, std::span<const std::uint8_t>(b, n));
+  Page* p = pages_->recent_page(a >> kPageBits);
+  Pages::write(p ? *p : pages_->page(a >> kPageBits), off, b, n);
+}
+
+ByteMap ReplayMemory::writes() const {
+  ByteMap out;
+  if (!pages_->wrote) return out;
+  // Runs are gathered across page boundaries (in a buffer kept from case to case), then appended in
+  // address order.
+  std::vector<std::uint8_t>& run = pages_->run_buffer;
+  run.clear();
+  std::uint64_t run_base = 0;
+  auto flush = [&] {
+    if (!run.empty()) out.append(static_cast<GuestAddr>(run_base), run);
+    run.clear();
+  };
+  for (const Page* p : pages_->sorted()) {
+    const std::uint64_t lo = std::uint64_t{p->number} << kPageBits;
+    for (unsigned w = 0; w < kWords; ++w) {
+      std::uint64_t bits = p->written[w];
+      while (bits) {
+        const unsigned b = static_cast<unsigned>(std::countr_zero(bits));
+        const unsigned len = static_cast<unsigned>(std::countr_one(bits >> b));
+        const std::uint64_t at = lo + 64 * w + b;
+        if (run.empty() || run_base + run.size() != at) {
+          flush();
+          run_base = at;
+        }
+        run.insert(run.end(), p->data.begin() + (at - lo), p->data.begin() + (at - lo + len));
+        bits = len + b == 64 ? 0 : bits & ~(((std::uint64_t{1} << len) - 1) << b);
+      }
+    }
+  }
+  flush();
+  return out;
+}
 
 std::vector<GuestAddr> ReplayMemory::outside_reads() const {
   std::vector<GuestAddr> out;
-  outside_.for_each([&](GuestAddr a, std::uint8_t) { out.push_back(a); });
+  if (pages_->outside_bytes == 0) return out;
+  out.reserve(pages_->outside_bytes);
+  for (const Page* p : pages_->sorted()) {
+    for (unsigned w = 0; w < kWords; ++w) {
+      for (std::uint64_t bits = p->outside[w]; bits; bits &= bits - 1)
+        out.push_back(static_cast<GuestAddr>((std::uint64_t{p->number} << kPageBits) + 64 * w +
+                                             static_cast<unsigned>(std::countr_zero(bits))));
+    }
+  }
   return out;
 }
 

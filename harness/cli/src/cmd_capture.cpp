@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include "lockstep/base/io.hpp"
+#include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/capture.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
@@ -24,10 +25,13 @@ struct CaptureArgs {
   std::vector<std::string> functions, pokes;
   std::uint32_t every = 1, max = 0;
   std::string driver;
+  std::string jobs = "1";
   bool quiet = false;
 };
 
 int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
+  auto jobs = parse_jobs(a.jobs);
+  if (!jobs.ok()) return report(io, jobs.error());
   auto profile = harness::load_profile(a.profile);
   if (!profile.ok()) return report(io, profile.error());
   auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
@@ -40,6 +44,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   capture::CaptureOptions opt;
   opt.sampling = {a.every, a.max};
   opt.driver = a.driver;
+  opt.jobs = *jobs;
   opt.snapshot_sha256 = snapshot->content_sha256();  // by content: the same state, the same corpus
   for (const auto& f : a.functions) {
     auto spec = profile->find_function(f);
@@ -72,7 +77,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   for (const auto& f : a.functions) m.command += " --fn " + f;
   m.command += fmt::format(" --every {} --max {}", a.every, a.max);
   for (const auto& p : a.pokes) m.command += " --poke " + p;
-  if (auto s = cases::write_corpus(a.out, m, rep->files); !s.ok()) return report(io, s.error());
+  if (auto s = cases::write_corpus(a.out, m, rep->files, *jobs); !s.ok()) return report(io, s.error());
 
   fmt::print(io.out, "driver {}: {} of {} runs captured{}\n", rep->driver, rep->runs_captured, rep->runs,
              rep->faulted ? fmt::format(", {} faulted", rep->faulted) : std::string());
@@ -94,6 +99,7 @@ std::function<int(Io&)> setup_capture(CLI::App& app) {
   app.add_option("--poke", a->pokes, "ADDR=HEX bytes laid over every state before its run; repeatable");
   app.add_option("--driver", a->driver, "The profile's [[driver]] to run (default: the one on CTRL records)");
   app.add_option("-o,--out", a->out, "Corpus folder to write")->required();
+  app.add_option("-j,--jobs", a->jobs, "Threads, each with its own machine (default 1); the corpus is the same for any N");
   app.add_flag("--quiet", a->quiet, "No progress line");
   auto image = add_image_option(app);
   return [a, image](Io& io) { return run_capture(*a, *image, io); };

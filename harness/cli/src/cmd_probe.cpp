@@ -14,6 +14,7 @@
 
 #include <fmt/ostream.h>
 
+#include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/capture/search.hpp"
 #include "lockstep/cases/compare.hpp"
@@ -33,6 +34,7 @@ struct ProbeArgs {
   std::vector<std::string> pokes;
   bool add = false, search = false, dry_run = false, any_snapshot = false, poke_constants = false;
   std::uint32_t budget = 5000, start_cases = 8;
+  std::string jobs = "1";
 };
 
 // Which branches of `before` and `after` (the same function, edge counts of one run each) went
@@ -129,7 +131,7 @@ Result<std::vector<std::uint32_t>> add_found(const ProbeArgs& a, cases::Corpus& 
 // states added to the corpus, the coverage before and after.
 int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness::Snapshot& snapshot,
                        const harness::Profile& profile, const harness::Labeler& labels, const std::string& driver,
-                       Io& io) {
+                       unsigned jobs, Io& io) {
   std::vector<std::uint32_t> fns;
   if (!a.function.empty()) {
     auto r = resolve_functions({a.function}, corpus);
@@ -147,19 +149,22 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
   };
   std::vector<Row> rows;
   const auto t0 = std::chrono::steady_clock::now();
+  std::vector<const cases::CaseFile*> files;
   for (std::uint32_t fn : fns) {
     const cases::CaseFile* file = nullptr;
     for (const auto& f : corpus.files)
       if (f.function == fn) file = &f;
     if (!file) return report(io, Error::make(Errc::kNotFound, "the corpus has no cases of 0x{:08x}", fn));
-    auto runner = capture::CaseRunner::create(snapshot, profile, driver, {{fn, file->name}}, &labels);
-    if (!runner.ok()) return report(io, runner.error());
-    auto searches = capture::search_untaken_edges(**runner, *file, &labels,
-                                                  {a.budget, a.start_cases, 1, a.poke_constants});
-    if (!searches.ok()) return report(io, searches.error().wrap("{}", file->name));
+    files.push_back(file);
+  }
+  auto all = capture::search_untaken_edges_of(snapshot, profile, driver, files, &labels,
+                                              {a.budget, a.start_cases, 1, a.poke_constants}, jobs);
+  if (!all.ok()) return report(io, all.error());
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const cases::CaseFile* file = files[k];
+    const std::vector<capture::EdgeSearch>* searches = &(*all)[k].searches;
     Row row{file->name};
-    const auto& fc = (*runner)->collector().functions().front();
-    row.total = fc.edges_total();
+    row.total = (*all)[k].edges_total;
     row.covered = row.total - searches->size();
     for (const auto& es : *searches) {
       row.runs += es.result.runs;
@@ -223,6 +228,8 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
 }
 
 int run_probe(const ProbeArgs& a, Io& io) {
+  auto jobs = parse_jobs(a.jobs);
+  if (!jobs.ok()) return report(io, jobs.error());
   auto profile = harness::load_profile(a.profile);
   if (!profile.ok()) return report(io, profile.error());
   const harness::Labeler labels(*profile);
@@ -233,7 +240,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
   if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return report(io, s.error());
   const std::string driver = a.driver.empty() ? corpus->manifest.driver : a.driver;
 
-  if (a.search && a.edge == "untaken") return search_all_untaken(a, *corpus, *snapshot, *profile, labels, driver, io);
+  if (a.search && a.edge == "untaken") return search_all_untaken(a, *corpus, *snapshot, *profile, labels, driver, *jobs, io);
   if (a.search) {
     if (a.function.empty() || a.edge.empty())
       return report(io, Error::make(Errc::kUsage, "--search needs --fn F and --edge ADDR:taken|fallthrough"));
@@ -379,6 +386,9 @@ std::function<int(Io&)> setup_probe(CLI::App& app) {
   app.add_option("--start-cases", a->start_cases, "Cases reaching the branch to start from (default 8)")
       ->check(CLI::PositiveNumber);
   app.add_option("--into", a->into, "Write found states into this corpus (made if missing) instead of CORPUS");
+  app.add_option("-j,--jobs", a->jobs,
+                 "--search --edge untaken: threads over the functions, each with its own machine (default 1); the "
+                 "states found are the same for any N");
   app.add_flag("--dry-run", a->dry_run, "Search, but do not write the found case into the corpus");
   app.add_flag("--poke-constants", a->poke_constants,
                "Let the search also change labelled tables and constants (states no game reaches)");

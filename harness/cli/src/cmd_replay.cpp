@@ -1,4 +1,5 @@
 // lockstep replay CORPUS: runs the port's binding on every case and compares every byte.
+// lockstep merge-reports SHARD.json...: the report of a whole run from its shards' JSON reports.
 // Exit code 0 all matched, 1 a mismatch, 2 bad input.
 #include <fstream>
 #include <iostream>
@@ -6,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include "lockstep/base/io.hpp"
+#include "lockstep/base/parallel.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
 #include "lockstep/cli/corpus_args.hpp"
@@ -25,13 +27,29 @@ struct ReplayArgs {
   std::string json, junit, baseline;
   bool allow_outside = false;
   std::size_t max_reports = 10;
+  std::string jobs = "1", shard = "1/1";
 };
 
+// The JSON and JUnit reports a replay writes (also of merged shards).
+int write_reports(const harness::ReplayResult& result, const std::string& json, const std::string& junit, Io& io) {
+  if (!json.empty())
+    if (auto s = write_file_atomic(json, harness::to_json(result)); !s.ok()) return report(io, s.error());
+  if (!junit.empty())
+    if (auto s = write_file_atomic(junit, harness::to_junit(result)); !s.ok()) return report(io, s.error());
+  return kExitOk;
+}
+
 int run_replay(const ReplayArgs& a, Io& io) {
+  auto jobs = parse_jobs(a.jobs);
+  if (!jobs.ok()) return report(io, jobs.error());
+  auto shard = parse_shard(a.shard);
+  if (!shard.ok()) return report(io, shard.error());
   auto corpus = cases::read_corpus(a.corpus);
   if (!corpus.ok()) return report(io, corpus.error());
   harness::ReplayOptions opt;
   opt.outside_reads_fail = !a.allow_outside;
+  opt.jobs = *jobs;
+  opt.shard = *shard;
   auto fns = resolve_functions(a.functions, *corpus);
   if (!fns.ok()) return report(io, fns.error());
   opt.functions = *fns;
@@ -66,10 +84,7 @@ int run_replay(const ReplayArgs& a, Io& io) {
     if (!delta.ok()) return report(io, delta.error().wrap("baseline {}", a.baseline));
     fmt::print(io.out, "against the baseline {}:\n{}", a.baseline, harness::format_baseline(*delta));
   }
-  if (!a.json.empty())
-    if (auto s = write_file_atomic(a.json, harness::to_json(*result)); !s.ok()) return report(io, s.error());
-  if (!a.junit.empty())
-    if (auto s = write_file_atomic(a.junit, harness::to_junit(*result)); !s.ok()) return report(io, s.error());
+  if (int rc = write_reports(*result, a.json, a.junit, io); rc != kExitOk) return rc;
   return result->all_matched() ? kExitOk : kExitMismatch;
 }
 
@@ -85,12 +100,47 @@ std::function<int(Io&)> setup_replay(CLI::App& app) {
   app.add_flag("--allow-outside-reads", a->allow_outside,
                "Do not fail a case when the port reads bytes the original never read (still reported)");
   app.add_option("--max-reports", a->max_reports, "Mismatch reports to print (default 10)");
+  app.add_option("-j,--jobs", a->jobs, "Threads replaying cases (default 1); the reports are the same for any N");
+  app.add_option("--shard", a->shard,
+                 "K/N: only shard K of N (the corpus's functions dealt out in address order); "
+                 "merge the shards' --json reports with `lockstep merge-reports`");
   return [a](Io& io) { return run_replay(*a, io); };
+}
+
+struct MergeArgs {
+  std::vector<std::string> reports;
+  std::string json, junit;
+};
+
+int run_merge(const MergeArgs& a, Io& io) {
+  std::vector<std::string> texts;
+  for (const auto& path : a.reports) {
+    auto text = read_file(path, 64u << 20);
+    if (!text.ok()) return report(io, text.error());
+    texts.emplace_back(text->begin(), text->end());
+  }
+  auto merged = harness::merge_reports(texts, a.reports);
+  if (!merged.ok()) return report(io, merged.error());
+  io.out << harness::format_table(*merged);
+  if (int rc = write_reports(*merged, a.json, a.junit, io); rc != kExitOk) return rc;
+  return merged->all_matched() ? kExitOk : kExitMismatch;
+}
+
+std::function<int(Io&)> setup_merge(CLI::App& app) {
+  auto a = std::make_shared<MergeArgs>();
+  app.add_option("reports", a->reports, "The --json reports of `lockstep replay --shard K/N`, every K once")
+      ->required();
+  app.add_option("--json", a->json, "Write the merged JSON report here (the unsharded run's)");
+  app.add_option("--junit", a->junit, "Write the merged JUnit XML report here (the unsharded run's)");
+  return [a](Io& io) { return run_merge(*a, io); };
 }
 
 }  // namespace
 
 LOCKSTEP_REGISTER_COMMAND(kReplay, "replay", "Replay the port on a corpus of captured cases; compare every byte",
                           setup_replay);
+LOCKSTEP_REGISTER_COMMAND(kMergeReports, "merge-reports",
+                          "Merge the JSON reports of a sharded replay into the whole run's JSON / JUnit",
+                          setup_merge);
 
 }  // namespace lockstep::cli

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +40,19 @@ enum : std::uint8_t { kByteRead = 1, kByteWritten = 2 };
 struct ShadowPage {
   std::array<std::uint8_t, kPageSize> flags;
   std::array<std::uint8_t, kPageSize> value;
+  /// Bit k: flags[64k, 64k + 64) may be non-zero. A call touches a few bytes of most pages it
+  /// touches (a stack slot, a record's fields), so reading out and clearing a page visits only these.
+  std::uint64_t touched = 0;
+  static constexpr std::uint32_t kChunk = kPageSize / 64;
+  void touch(std::uint32_t off, std::uint32_t n) {
+    const std::uint32_t first = off / kChunk, last = (off + n - 1) / kChunk;
+    touched |= (last - first == 63 ? ~std::uint64_t{0} : ((std::uint64_t{2} << (last - first)) - 1)) << first;
+  }
+  void clear() {
+    for (std::uint64_t t = touched; t; t &= t - 1)
+      std::memset(flags.data() + static_cast<std::size_t>(std::countr_zero(t)) * kChunk, 0, kChunk);
+    touched = 0;
+  }
 };
 
 /// Shadow pages are reused across calls: nested capture opens a frame for every watched call.
@@ -55,7 +69,7 @@ class ShadowPool {
     return p;
   }
   void give(ShadowPage* p) {
-    p->flags.fill(0);
+    p->clear();
     free_.push_back(p);
   }
 
@@ -532,6 +546,7 @@ struct Machine::Impl {
         const std::uint8_t* host = host_page[page] + off;
         for (Frame* f : recording) {
           ShadowPage* sp = f->shadow.get(page);
+          sp->touch(off, n);
           std::uint8_t* flags = sp->flags.data() + off;
           std::uint8_t* value = sp->value.data() + off;
           for (std::uint32_t i = 0; i < n; ++i)
@@ -557,7 +572,9 @@ struct Machine::Impl {
         mark_dirty(page);
         if (page_kind[page] != kHarnessInternal)
           for (Frame* f : recording) {
-            std::uint8_t* flags = f->shadow.get(page)->flags.data() + off;
+            ShadowPage* sp = f->shadow.get(page);
+            sp->touch(off, n);
+            std::uint8_t* flags = sp->flags.data() + off;
             for (std::uint32_t i = 0; i < n; ++i) flags[i] |= kByteWritten;
           }
       }
@@ -584,7 +601,12 @@ struct Machine::Impl {
       const std::uint8_t* host = host_page[p];
       const std::uint64_t base = std::uint64_t{p} * kPageSize;
       for (std::uint32_t i = 0; i < kPageSize; ++i) {
-        // Most of a page is untouched: skip eight flag bytes at a time.
+        // Most of a page is untouched: skip the chunks no access reached, then eight flag bytes at a
+        // time.
+        if (i % ShadowPage::kChunk == 0 && !(sp.touched >> (i / ShadowPage::kChunk) & 1)) {
+          i += ShadowPage::kChunk - 1;
+          continue;
+        }
         if ((i & 7) == 0) {
           std::uint64_t word;
           std::memcpy(&word, sp.flags.data() + i, 8);
@@ -993,13 +1015,16 @@ Status Machine::Impl::setup() {
     return Error::make(Errc::kUnsupported, "Unicorn cannot open an x86-32 engine: {}", uc_strerror(err));
   LOCKSTEP_TRY_STATUS(map_all());
   for (const Region& r : snap.regions) {
-    // Copy region bytes into the host pages.
+    // Copy region bytes into the host pages. The host pages arrive zeroed and cost nothing until
+    // written, so zero bytes are not copied: a recording's mostly empty 8 MiB stack stays untouched.
     std::uint64_t done = 0;
     while (done < r.bytes.size()) {
       const std::uint64_t a = r.base + done;
       const std::uint32_t off = static_cast<std::uint32_t>(a % kPageSize);
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(r.bytes.size() - done, kPageSize - off));
-      std::memcpy(host_page[a / kPageSize] + off, r.bytes.data() + done, n);
+      const std::uint8_t* from = r.bytes.data() + done;
+      const bool zero = from[0] == 0 && std::memcmp(from, from + 1, n - 1) == 0;
+      if (!zero) std::memcpy(host_page[a / kPageSize] + off, from, n);
       done += n;
     }
   }

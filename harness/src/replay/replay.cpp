@@ -38,16 +38,34 @@ std::uint32_t ReplayResult::unbound_functions() const {
 
 Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt) {
   ReplayResult out;
+  out.shard = opt.shard;
   std::set<std::uint32_t> wanted(opt.functions.begin(), opt.functions.end());
   for (std::uint32_t fn : wanted) {
     bool present = std::any_of(corpus.files.begin(), corpus.files.end(),
                                [&](const cases::CaseFile& f) { return f.function == fn; });
     if (!present) return Error::make(Errc::kNotFound, "the corpus has no cases of function 0x{:08x}", fn);
   }
+  // The cases to run, in corpus order: (function outcome, case). Outcomes are filled in that order
+  // afterwards, whichever thread ran a case.
+  struct Job {
+    std::size_t function;
+    const cases::Case* c;
+    const cases::Binding* binding;
+  };
+  std::vector<Job> jobs;
   bool found_case = !opt.only_case;
+  std::size_t chosen = 0;  // functions chosen so far, before sharding
   for (const auto& file : corpus.files) {
     if (!wanted.empty() && !wanted.count(file.function)) continue;
     if (opt.only_case && opt.only_case->first != file.function) continue;
+    if (!opt.shard.holds(chosen++)) {
+      // Another shard's function: a --case of it exists, it is just not run in this shard.
+      if (opt.only_case)
+        found_case = found_case || std::any_of(file.cases.begin(), file.cases.end(), [&](const cases::Case& c) {
+                       return c.id == opt.only_case->second;
+                     });
+      continue;
+    }
     FunctionOutcome fo;
     fo.function = file.function;
     fo.name = file.name;
@@ -58,22 +76,31 @@ Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet
       found_case = true;
       ++fo.cases;
       fo.poked += c.poked() ? 1 : 0;
-      if (!b) continue;
-      auto fx = b->run(c);
-      auto cmp = cases::compare(c, fx, {.outside_reads_fail = opt.outside_reads_fail});
-      if (!cmp.outside_reads.empty()) ++fo.outside_reads;
-      if (cmp.matched()) {
-        ++fo.matched;
-      } else {
-        ++fo.mismatched;
-        fo.failures.push_back({&c, std::move(cmp)});
-      }
+      if (b) jobs.push_back({out.functions.size(), &c, b});
     }
     out.functions.push_back(std::move(fo));
   }
   if (!found_case)
     return Error::make(Errc::kNotFound, "no case {} of function 0x{:08x} in the corpus", opt.only_case->second,
                        opt.only_case->first);
+
+  std::vector<cases::Comparison> comparisons(jobs.size());
+  parallel_for(opt.jobs, jobs.size(), [&](unsigned, std::size_t i) {
+    const auto fx = jobs[i].binding->run(*jobs[i].c);
+    comparisons[i] = cases::compare(*jobs[i].c, fx, {.outside_reads_fail = opt.outside_reads_fail});
+  });
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    FunctionOutcome& fo = out.functions[jobs[i].function];
+    cases::Comparison& cmp = comparisons[i];
+    if (!cmp.outside_reads.empty()) ++fo.outside_reads;
+    if (cmp.matched()) {
+      ++fo.matched;
+    } else {
+      ++fo.mismatched;
+      fo.failing_ids.push_back(jobs[i].c->id);
+      fo.failures.push_back({jobs[i].c, std::move(cmp)});
+    }
+  }
   return out;
 }
 
@@ -202,6 +229,7 @@ std::string to_json(const ReplayResult& r) {
   j["cases"] = r.total_cases();
   j["matched"] = r.total_matched();
   j["mismatched"] = r.total_mismatched();
+  if (!r.shard.whole()) j["shard"] = fmt::format("{}/{}", r.shard.index, r.shard.count);
   auto& fs = j["functions"] = nlohmann::ordered_json::array();
   for (const auto& f : r.functions) {
     nlohmann::ordered_json o;
@@ -213,7 +241,7 @@ std::string to_json(const ReplayResult& r) {
     o["mismatched"] = f.mismatched;
     o["outside_reads"] = f.outside_reads;
     auto& fails = o["failing_cases"] = nlohmann::ordered_json::array();
-    for (const auto& c : f.failures) fails.push_back(c.c->id);
+    for (std::uint32_t id : f.failing_ids) fails.push_back(id);
     fs.push_back(std::move(o));
   }
   return j.dump(2) + "\n";
@@ -237,6 +265,61 @@ std::string to_junit(const ReplayResult& r) {
   }
   s += "  </testsuite>\n</testsuites>\n";
   return s;
+}
+
+Result<ReplayResult> merge_reports(const std::vector<std::string>& json_reports, const std::vector<std::string>& names) {
+  ReplayResult merged;
+  std::vector<bool> seen;  // shard K seen
+  unsigned count = 0;
+  for (std::size_t r = 0; r < json_reports.size(); ++r) {
+    const std::string& name = r < names.size() ? names[r] : fmt::format("report {}", r + 1);
+    nlohmann::json j = nlohmann::json::parse(json_reports[r], nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.value("format", "") != "lockstep-replay")
+      return Error::make(Errc::kBadMagic, "{}: not a lockstep replay JSON report", name);
+    Shard shard;
+    if (j.contains("shard")) {
+      if (!j["shard"].is_string()) return Error::make(Errc::kMalformed, "{}: \"shard\" is not a string", name);
+      auto s = parse_shard(j["shard"].get<std::string>());
+      if (!s.ok()) return Error::make(Errc::kMalformed, "{}: {}", name, s.error().message);
+      shard = *s;
+    }
+    if (count == 0) {
+      count = shard.count;
+      seen.assign(count, false);
+    } else if (shard.count != count) {
+      return Error::make(Errc::kUsage, "{} is shard {}/{}, the reports before it are shards of {}", name, shard.index,
+                         shard.count, count);
+    }
+    if (seen[shard.index - 1])
+      return Error::make(Errc::kUsage, "{}: shard {}/{} is given twice", name, shard.index, shard.count);
+    seen[shard.index - 1] = true;
+    try {
+      for (const auto& f : j.at("functions")) {
+        FunctionOutcome fo;
+        fo.function = static_cast<std::uint32_t>(std::stoul(f.at("address").get<std::string>(), nullptr, 16));
+        fo.name = f.at("name").get<std::string>();
+        fo.bound = f.at("bound").get<bool>();
+        fo.cases = f.at("cases").get<std::uint32_t>();
+        fo.matched = f.at("matched").get<std::uint32_t>();
+        fo.mismatched = f.at("mismatched").get<std::uint32_t>();
+        fo.outside_reads = f.at("outside_reads").get<std::uint32_t>();
+        fo.failing_ids = f.at("failing_cases").get<std::vector<std::uint32_t>>();
+        merged.functions.push_back(std::move(fo));
+      }
+    } catch (const std::exception& e) {
+      return Error::make(Errc::kMalformed, "{}: malformed replay report: {}", name, e.what());
+    }
+  }
+  for (unsigned k = 0; k < count; ++k)
+    if (!seen[k]) return Error::make(Errc::kUsage, "shard {}/{} is missing from the reports", k + 1, count);
+  // The unsharded run lists functions in corpus order, ascending by address.
+  std::sort(merged.functions.begin(), merged.functions.end(),
+            [](const FunctionOutcome& a, const FunctionOutcome& b) { return a.function < b.function; });
+  for (std::size_t i = 1; i < merged.functions.size(); ++i)
+    if (merged.functions[i].function == merged.functions[i - 1].function)
+      return Error::make(Errc::kUsage, "function 0x{:08x} is in two reports: not shards of one run",
+                         merged.functions[i].function);
+  return merged;
 }
 
 Result<BaselineDelta> compare_baseline(const ReplayResult& now, const std::string& baseline_json) {

@@ -11,19 +11,9 @@ namespace pod::bindings {
 using lockstep::cases::Case;
 using lockstep::cases::PortEffects;
 
-std::uint64_t CaseMemory::load(GuestAddr a, unsigned n) {
-  std::uint8_t b[8] = {};
-  m_.load(a, std::span(b, n));
-  std::uint64_t v = 0;
-  std::memcpy(&v, b, n);  // little-endian host (x86-64, aarch64)
-  return v;
-}
+std::uint64_t CaseMemory::load(GuestAddr a, unsigned n) { return m_.load_le(a, n); }
 
-void CaseMemory::store(GuestAddr a, std::uint64_t v, unsigned n) {
-  std::uint8_t b[8];
-  std::memcpy(b, &v, 8);
-  m_.store(a, std::span<const std::uint8_t>(b, n));
-}
+void CaseMemory::store(GuestAddr a, std::uint64_t v, unsigned n) { m_.store_le(a, v, n); }
 
 PortEffects run_on_case(const Case& c, const std::function<Returned(pod::Memory&, const Case&)>& body) {
   lockstep::cases::ReplayMemory rm(c);

@@ -83,8 +83,12 @@ struct CaptureOptions {
   harness::MachineConfig machine;
   /// Identity of the snapshot, written into every case's origin.
   std::string snapshot_sha256;
-  /// Called after each driver run with (runs done, total runs, cases so far).
+  /// Called after each driver run with (runs done, total runs, cases so far); with several threads,
+  /// from any of them, one call at a time.
   std::function<void(std::uint64_t, std::uint64_t, std::uint64_t)> progress;
+  /// Threads, each with its own machine (one Unicorn engine each). The corpus is the same for any
+  /// number.
+  unsigned jobs = 1;
 };
 
 struct CaptureReport {

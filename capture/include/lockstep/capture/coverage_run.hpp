@@ -45,8 +45,11 @@ struct CoverageOptions {
   /// The [[driver]] whose stubs were on during capture / whose runs to cover (empty: the first on CTRL).
   std::string driver;
   harness::MachineConfig machine;
-  /// Called with (runs done, total).
+  /// Called with (runs done, total); with several threads, from any of them, one call at a time.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  /// Threads over a corpus's functions, each with its own machine (the report is the same for any
+  /// number). The driver's runs are covered on one thread.
+  unsigned jobs = 1;
 };
 
 /// Each function's coverage over its own cases in the corpus (a function's coverage counts the

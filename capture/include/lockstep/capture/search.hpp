@@ -93,4 +93,21 @@ struct EdgeSearch {
 Result<std::vector<EdgeSearch>> search_untaken_edges(CaseRunner& runner, const cases::CaseFile& file,
                                                      const harness::Labeler* labels, const SearchOptions& options = {});
 
+/// One function's untaken-edge search (search_untaken_edges on a machine of its own).
+struct FunctionSearch {
+  harness::GuestAddr function = 0;
+  std::string name;
+  std::size_t edges_total = 0;  ///< the function's conditional-branch edges
+  std::vector<EdgeSearch> searches;
+};
+
+/// search_untaken_edges for each of `files`, each function on its own machine (made for `driver`),
+/// the functions spread over `jobs` threads. Results in the order of `files`, the same for any number
+/// of threads (each search is deterministic: its seed, its budget); an error is the first function's.
+Result<std::vector<FunctionSearch>> search_untaken_edges_of(const harness::Snapshot& snapshot,
+                                                            const harness::Profile& profile, const std::string& driver,
+                                                            const std::vector<const cases::CaseFile*>& files,
+                                                            const harness::Labeler* labels,
+                                                            const SearchOptions& options, unsigned jobs = 1);
+
 }  // namespace lockstep::capture

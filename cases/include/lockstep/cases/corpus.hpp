@@ -39,8 +39,10 @@ std::string case_file_name(GuestAddr function, const std::string& name);
 Result<Manifest> read_manifest(const std::filesystem::path& corpus_dir);
 Status write_manifest(const std::filesystem::path& corpus_dir, const Manifest& m);
 
-/// Writes every file (atomically each, the manifest last) into corpus_dir, creating it.
-Status write_corpus(const std::filesystem::path& corpus_dir, Manifest m, const std::vector<CaseFile>& files);
+/// Writes every file (atomically each, the manifest last) into corpus_dir, creating it; the files
+/// are encoded on `jobs` threads (the bytes are the same for any number).
+Status write_corpus(const std::filesystem::path& corpus_dir, Manifest m, const std::vector<CaseFile>& files,
+                    unsigned jobs = 1);
 
 /// Reads the manifest and every case file it lists (checking counts and addresses agree).
 struct Corpus {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/base/parallel.hpp"
 #include "lockstep/base/result.hpp"
 #include "lockstep/cases/binding.hpp"
 #include "lockstep/cases/corpus.hpp"
@@ -23,6 +24,12 @@ struct ReplayOptions {
   std::optional<std::pair<std::uint32_t, std::uint32_t>> only_case;
   /// A read outside the original's read set fails the case (an error by default: the case cannot vouch for that byte).
   bool outside_reads_fail = true;
+  /// Threads replaying cases (each with its own replay memory); the result is the same for any number.
+  unsigned jobs = 1;
+  /// Only the functions of this shard: the n-th function of the corpus (ascending by address, after
+  /// `functions` has chosen) goes to shard n % N + 1. The shards' JSON reports merge (merge_reports)
+  /// into the report of the whole run.
+  Shard shard;
 };
 
 struct CaseOutcome {
@@ -38,10 +45,12 @@ struct FunctionOutcome {
   std::uint32_t outside_reads = 0;     ///< cases where the port read outside the original's inputs
   std::uint32_t poked = 0;             ///< cases that were poked (counted in the totals too)
   std::vector<CaseOutcome> failures;   ///< every mismatching case
+  std::vector<std::uint32_t> failing_ids;  ///< their case ids (kept by a report read back from JSON)
 };
 
 struct ReplayResult {
   std::vector<FunctionOutcome> functions;
+  Shard shard;  ///< the shard this result covers (1/1: the whole corpus)
   std::uint32_t total_cases() const;
   std::uint32_t total_matched() const;
   std::uint32_t total_mismatched() const;
@@ -77,6 +86,12 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, cons
 /// Machine-readable reports.
 std::string to_json(const ReplayResult& r);
 std::string to_junit(const ReplayResult& r);
+
+/// Reads JSON reports of the shards of one run (each made with --shard K/N, every K once, in any
+/// order) and merges them into the result of the unsharded run: to_json and to_junit of it give
+/// what the unsharded run writes. `names` label the reports in errors. The result has no failure
+/// details beyond the failing case ids.
+Result<ReplayResult> merge_reports(const std::vector<std::string>& json_reports, const std::vector<std::string>& names);
 
 /// Compares with an earlier JSON report: what got better or worse, per function.
 struct BaselineDelta {
