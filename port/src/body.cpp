@@ -30,8 +30,74 @@ Vec3 normalise(Memory& m, Vec3 v) {
 }
 }  // namespace
 
+// FUN_00416284
+int impacts(Memory& m, GuestAddr car, Vec3& force, Vec3& torque, std::vector<Impact>* calls) {
+  const Car c(m, car);
+  for (int i = 0; i < Car::kPoints; ++i) c.point(i).set(Point::impulse, Vec3{});
+  // The closing speed past the allowance, when the point is pushed into a wall (> 0: hit).
+  const auto closing = [&](const Point& p) -> Fixed {
+    if (p.get(Point::wall_depth) <= 0) return 0;
+    return wrap_sub(wrap_neg(math::dot16(p.get(Point::velocity), p.get(Point::wall_dir))), kImpactAllowance);
+  };
+  int hits = 0;
+  for (int i = 0; i < Car::kPoints; ++i) {
+    if (closing(c.point(i)) > 0) ++hits;
+  }
+  if (hits == 0) return 0;
+  std::uint32_t parts = 0;
+  Fixed shares = 0;
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const Point p = c.point(i);
+    const Fixed k = closing(p);
+    if (k <= 0) continue;
+    const Fixed mass = c.get(Car::mass);
+    const Fixed size = mul16(math::qdiv(m, mul16(k, mass), dt(m)), p.get(Point::bounce));  // F059
+    const Fixed share = hits == 1 ? size : (hits == 2 ? size >> 1 : size / hits);
+    const Vec3 n = p.get(Point::wall_dir);
+    Vec3 j = math::scale16(n, share);
+    if (hits == 1) {  // F060: friction up to 0.15 of the impulse, against the sliding along the wall
+      const Vec3 v = p.get(Point::velocity);
+      const Vec3 vt = sub(v, math::scale16(n, math::dot16(v, n)));
+      const Fixed t = tables::length16(m, vt);
+      if (t > 0) {
+        const Fixed f = std::min(math::qdiv(m, mul16(t, mass), dt(m)), mul16(size, kImpactFriction));
+        const Vec3 dir{math::qdiv(m, vt.x, t), math::qdiv(m, vt.y, t), math::qdiv(m, vt.z, t)};
+        j = sub(j, math::scale16(dir, f));
+      }
+    }
+    p.set(Point::impulse, j);
+    force = add(force, j);
+    torque = add(torque, math::cross16(sub(p.get(Point::position), c.get(Car::centre)), j));
+    parts |= kImpactParts[i];
+    shares = wrap_add(shares, share);
+    if (hits == 1 && calls != nullptr) calls->push_back(Impact{kImpactParts[i], size >> 2});  // F099
+  }
+  if (hits >= 2 && calls != nullptr) calls->push_back(Impact{parts, shares >> 2});
+  return hits;
+}
+
+// FUN_00416030
+void push_out(Memory& m, GuestAddr car) {
+  const Car c(m, car);
+  Vec3 push;
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const Point p = c.point(i);
+    const Fixed d = p.get(Point::wall_depth);
+    if (d <= 0) continue;
+    const Vec3 dir = p.get(Point::wall_dir);
+    const Fixed left = wrap_sub(d, math::dot16(push, dir));
+    if (left > 0) push = add(push, math::scale16(dir, left));
+  }
+  if (push == Vec3{}) return;
+  c.set(Car::centre, add(c.get(Car::centre), push));
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const Point p = c.point(i);
+    p.set(Point::position, add(p.get(Point::position), push));
+  }
+}
+
 // FUN_00419ad0
-void integrate(Memory& m, GuestAddr car, GuestAddr forces) {
+void integrate(Memory& m, GuestAddr car, GuestAddr forces, std::vector<Impact>* impact_calls) {
   const Car c(m, car);
   // Outside force (air, plus weight on z) and the force carried from collisions (F057).
   Vec3 f = m.vec3(force_at(forces, 5));
@@ -53,6 +119,7 @@ void integrate(Memory& m, GuestAddr car, GuestAddr forces) {
   }
   c.set(Car::carried_force, Vec3{});
   c.set(Car::carried_torque, Vec3{});
+  impacts(m, car, f, tw, impact_calls);  // stage 21, before the yaw is taken away (F034)
 
   const Vec3 fwd = c.get(Car::forward);
   const Vec3 left = c.get(Car::left);
@@ -94,6 +161,12 @@ void integrate(Memory& m, GuestAddr car, GuestAddr forces) {
   if (off3) {  // F065
     const Fixed k = exp16(wrap_neg(mul16(kAirSpinDecay, t)));
     for (int j = 0; j < 3; ++j) w[j] = mul16(w[j], k);
+  }
+  // F068: nearly stopped, three wheels down or more, pushed into a wall: the steering turns the car.
+  if (speed < kSpotTurnSpeed && wheels_down >= 3) {
+    bool walled = false;
+    for (int i = 0; i < Car::kPoints && !walled; ++i) walled = c.point(i).get(Point::wall_depth) > 0;
+    if (walled) w.z = mul16(c.get(Car::steer), kSpotTurnRate);
   }
   const Vec3 th{mul16(w.x, t), mul16(w.y, t), mul16(w.z, t)};
   Vec3 nf = sub(add(fwd, math::scale16(left, th.z)), math::scale16(up, th.y));

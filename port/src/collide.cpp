@@ -1,7 +1,10 @@
-// Stage 24: track contact on ground faces.
+// Stage 24: track contact (ground faces, free wheels, walls, the fall test).
 #include "pod/collide.hpp"
 
+#include <vector>
+
 #include "common.hpp"
+#include "pod/putback.hpp"
 
 namespace pod::collide {
 
@@ -14,7 +17,7 @@ Vec3 vertex(Memory& m, GuestAddr mesh, std::uint32_t n) {
 }
 
 // A face's corner vertices, each loaded (its u16 number, then the vertex) the first time an
-// edge needs it: the original reads only the corners its tests reach (CHOICES "Replay findings" R2).
+// edge needs it: the original reads only the corners its tests reach (CHOICES "Reads").
 class Corners {
  public:
   Corners(Memory& m, GuestAddr mesh, GuestAddr numbers) : m_(m), mesh_(mesh), numbers_(numbers) {}
@@ -74,7 +77,7 @@ struct Hit {
 
 // The first ground face of the sector's mesh the point is over, within the band: quads first, then
 // triangles (F071).
-bool search(Memory& m, const Point& p, const Vec3& pos, Fixed radius, GuestAddr sector, Hit& hit) {
+bool search(Memory& m, const Point& p, GuestAddr sector, Hit& hit) {
   const GuestAddr mesh = m.u32(sector + Sector::mesh.offset);
   const Mesh me(m, mesh);
   const std::int16_t quads = me.get(Mesh::quad_count);
@@ -85,8 +88,8 @@ bool search(Memory& m, const Point& p, const Vec3& pos, Fixed radius, GuestAddr 
     if ((m.u8(f + Quad::flags.offset) & face_flags::kGround) == 0) continue;
     const int k = over_quad(m, p.addr(), f, mesh);
     if (k == 0) continue;
-    const Fixed e = height(m, pos, f, mesh, k);
-    if (band(e, radius)) {
+    const Fixed e = height(m, p.get(Point::position), f, mesh, k);
+    if (band(e, p.get(Point::radius))) {
       hit = Hit{f, mesh, k, e};
       return true;
     }
@@ -98,8 +101,8 @@ bool search(Memory& m, const Point& p, const Vec3& pos, Fixed radius, GuestAddr 
     const GuestAddr f = t + Triangle::kSize * static_cast<std::uint32_t>(j);
     if ((m.u8(f + Triangle::flags.offset) & face_flags::kGround) == 0) continue;
     if (over_triangle(m, p.addr(), f, mesh) == 0) continue;
-    const Fixed e = height(m, pos, f, mesh, 0);
-    if (band(e, radius)) {
+    const Fixed e = height(m, p.get(Point::position), f, mesh, 0);
+    if (band(e, p.get(Point::radius))) {
       hit = Hit{f, mesh, 0, e};
       return true;
     }
@@ -107,16 +110,50 @@ bool search(Memory& m, const Point& p, const Vec3& pos, Fixed radius, GuestAddr 
   return false;
 }
 
-// lo.x ≤ p.x, p.x ≤ hi.x, lo.y ≤ p.y, p.y ≤ hi.y, lo.z ≤ p.z, p.z ≤ hi.z in that order, each word
-// loaded when its comparison is made, stopping at the first false (CHOICES "Replay findings" R3).
-bool within_bounds(Memory& m, GuestAddr sector, const Vec3& p) {
-  const GuestAddr lo = sector + Sector::bounds_low.offset;
-  const GuestAddr hi = sector + Sector::bounds_high.offset;
-  for (std::uint32_t k = 0; k < 3; ++k) {
-    if (m.i32(lo + 4 * k) > p[static_cast<int>(k)]) return false;
-    if (p[static_cast<int>(k)] > m.i32(hi + 4 * k)) return false;
+// A wheel on a face found with height e: the floor test (F073) and the lift into the suspension,
+// as far as the wheel's travel allows; how far past the top is kept for suspension::travel.
+void settle_wheel(Memory& m, const Car& c, const Point& p, Fixed e) {
+  const Fixed along = math::dot16(p.get(Point::contact_normal), c.get(Car::up));
+  if (along <= kFloorUpMin) {  // F073
+    p.set(Point::touching, std::uint8_t{0});
+    return;
   }
-  return true;
+  const Fixed h = p.get(Point::extension);
+  const Fixed raw = wrap_add(h, math::qdiv(m, wrap_sub(e, p.get(Point::radius)), along));
+  p.set(Point::bottom_out, raw < 0 ? wrap_neg(raw) : 0);
+  const Fixed lifted = clamp(raw, 0, p.get(Point::droop));
+  p.set(Point::position, add(p.get(Point::position), math::scale16(c.get(Car::up), wrap_sub(h, lifted))));
+  p.set(Point::extension_rate, math::dot16(p.get(Point::velocity), p.get(Point::contact_normal)));
+  p.set(Point::extension, lifted);
+}
+
+// F077: with two or three wheels down, each free wheel tries the touching wheels' planes in order.
+void free_wheels(Memory& m, const Car& c) {
+  int down = 0;
+  for (int i = 0; i < Car::kWheels; ++i) {
+    if (c.point(i).get(Point::touching) != 0) ++down;
+  }
+  if (down != 2 && down != 3) return;
+  for (int i = 0; i < Car::kWheels; ++i) {
+    const Point p = c.point(i);
+    if (p.get(Point::touching) != 0) continue;
+    for (int j = 0; j < Car::kWheels; ++j) {
+      const Point q = c.point(j);
+      if (q.get(Point::touching) == 0) continue;
+      const Fixed e = wrap_add(math::dot16(sub(p.get(Point::position), q.get(Point::position)), q.get(Point::contact_normal)),
+                               q.get(Point::radius));
+      if (!band(e, p.get(Point::radius))) continue;
+      p.set(Point::surface, q.get(Point::surface));
+      p.set(Point::sector, q.get(Point::sector));
+      p.set(Point::contact_normal, q.get(Point::contact_normal));
+      p.set(Point::face_mesh, q.get(Point::face_mesh));
+      p.set(Point::face_number, q.get(Point::face_number));
+      p.set(Point::face_is_quad, q.get(Point::face_is_quad));
+      p.set(Point::touching, std::uint8_t{1});
+      settle_wheel(m, c, p, e);
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -181,18 +218,81 @@ bool chassis_searches(Memory& m, GuestAddr car) {
   return yes;
 }
 
+// FUN_004167ec
+void wall_depth(Memory& m, GuestAddr point, GuestAddr normal, Fixed depth) {
+  const Point p(m, point);
+  if (depth <= p.get(Point::wall_depth)) return;
+  p.set(Point::wall_depth, depth);
+  p.set(Point::wall_dir, m.vec3(normal));
+  p.set(Point::bounce, kBounce);
+}
+
+// FUN_004168dc
+void push_faces(Memory& m, GuestAddr point, GuestAddr sector, GuestAddr car) {
+  const Point p(m, point);
+  const bool chassis = point == car + Car::kChassis * Point::kSize;
+  const std::uint8_t wanted = chassis ? (face_flags::kWall | face_flags::kGround) : face_flags::kWall;
+  const GuestAddr mesh = m.u32(sector + Sector::mesh.offset);
+  const Mesh me(m, mesh);
+  // A face the point's sphere (its radius grown by the lift factor, F024) reaches into.
+  const auto reach_into = [&](GuestAddr face, int kind) {
+    const Fixed e = height(m, p.get(Point::position), face, mesh, kind);
+    const Fixed radius = p.get(Point::radius);
+    const Fixed reach = wrap_add(radius, math::mul16(p.get(Point::lift), radius));
+    if (e < reach && e > -kBandBelow) wall_depth(m, point, normal_at(face, kind), wrap_sub(reach, e));
+  };
+  const std::int16_t quads = me.get(Mesh::quad_count);
+  GuestAddr q = 0;
+  for (std::int32_t j = 0; j < quads; ++j) {
+    if (j == 0) q = me.get(Mesh::quads);
+    const GuestAddr f = q + Quad::kSize * static_cast<std::uint32_t>(j);
+    if ((m.u8(f + Quad::flags.offset) & wanted) == 0) continue;
+    const int k = over_quad(m, point, f, mesh);
+    if (k != 0) reach_into(f, k);
+  }
+  const std::int16_t tris = me.get(Mesh::triangle_count);
+  GuestAddr t = 0;
+  for (std::int32_t j = 0; j < tris; ++j) {
+    if (j == 0) t = me.get(Mesh::triangles);
+    const GuestAddr f = t + Triangle::kSize * static_cast<std::uint32_t>(j);
+    if ((m.u8(f + Triangle::flags.offset) & wanted) == 0) continue;
+    if (over_triangle(m, point, f, mesh) != 0) reach_into(f, 0);
+  }
+}
+
+namespace {
+// push_faces for each sector of the list and each point 0..4.
+void walls_of(Memory& m, GuestAddr car, const GuestAddr* sectors, int count) {
+  const Car c(m, car);
+  for (int k = 0; k < count; ++k) {
+    for (int i = 0; i < Car::kPoints; ++i) push_faces(m, c.point(i).addr(), sectors[k], car);
+  }
+}
+}  // namespace
+
+// FUN_00416be0
+void sector_walls(Memory& m, GuestAddr car, GuestAddr sectors, std::int32_t count) {
+  std::vector<GuestAddr> list;
+  for (std::int32_t k = 0; k < count; ++k) list.push_back(m.u32(sectors + 4u * static_cast<std::uint32_t>(k)));
+  walls_of(m, car, list.data(), static_cast<int>(list.size()));
+}
+
 // FUN_00417988
-void track(Memory& m, GuestAddr car, GuestAddr /*driver: not read*/) {
+bool track(Memory& m, GuestAddr car, GuestAddr driver) {
   const Car c(m, car);
   const std::int32_t calls = wrap_add(c.get(Car::track_calls), 1);
   c.set(Car::track_calls, calls);
   const bool full = (calls & 3) == 0;  // every fourth call, every sector (F070)
+  for (int i = 0; i < Car::kPoints; ++i) {
+    c.point(i).set(Point::wall_depth, 0);
+    if (i < Car::kWheels) c.point(i).set(Point::bottom_out, 0);
+  }
   const bool chassis = chassis_searches(m, car);
   for (int i = 0; i < Car::kPoints; ++i) {
     if (i == Car::kChassis && !chassis) continue;  // keeps last step's state
     const Point p = c.point(i);
-    const Fixed radius = p.get(Point::radius);
-    const Vec3 pos = p.get(Point::position);
+    // The point's position and radius are read where a test first needs them, as the original
+    // reads them: a point with no face and no sector reads neither.
     Hit hit;
     bool found = false;
     bool by_search = false;
@@ -207,8 +307,8 @@ void track(Memory& m, GuestAddr car, GuestAddr /*driver: not read*/) {
           const GuestAddr f = me.get(Mesh::quads) + Quad::kSize * number;
           const int k = over_quad(m, p.addr(), f, mesh);
           if (k != 0) {
-            const Fixed e = height(m, pos, f, mesh, k);
-            if (band(e, radius)) {
+            const Fixed e = height(m, p.get(Point::position), f, mesh, k);
+            if (band(e, p.get(Point::radius))) {
               hit = Hit{f, mesh, k, e};
               found = true;
             }
@@ -216,8 +316,8 @@ void track(Memory& m, GuestAddr car, GuestAddr /*driver: not read*/) {
         } else {
           const GuestAddr f = me.get(Mesh::triangles) + Triangle::kSize * number;
           if (over_triangle(m, p.addr(), f, mesh) != 0) {
-            const Fixed e = height(m, pos, f, mesh, 0);
-            if (band(e, radius)) {
+            const Fixed e = height(m, p.get(Point::position), f, mesh, 0);
+            if (band(e, p.get(Point::radius))) {
               hit = Hit{f, mesh, 0, e};
               found = true;
             }
@@ -228,9 +328,9 @@ void track(Memory& m, GuestAddr car, GuestAddr /*driver: not read*/) {
     if (!found) {
       GuestAddr first_holding = 0;
       const auto try_sector = [&](GuestAddr s) {
-        if (!within_bounds(m, s, pos)) return false;
+        if (!putback::within_bounds(m, s, p.addr(Point::position))) return false;
         if (first_holding == 0) first_holding = s;
-        if (search(m, p, pos, radius, s, hit)) {
+        if (search(m, p, s, hit)) {
           sector = s;
           return true;
         }
@@ -266,28 +366,36 @@ void track(Memory& m, GuestAddr car, GuestAddr /*driver: not read*/) {
     }
     if (by_search) p.set(Point::sector, sector);
     touch_face(m, p.addr(), hit.face, hit.mesh, hit.kind);
-    if (i == Car::kChassis) {
-      // Anything under the chassis point pushes it out with a depth and a bounce (F074).
-      p.set(Point::wall_depth, wrap_sub(radius, hit.e));
-      p.set(Point::wall_dir, p.get(Point::contact_normal));
-      p.set(Point::bounce, 0x8000);
-      continue;
-    }
-    const Fixed along = math::dot16(p.get(Point::contact_normal), c.get(Car::up));
-    if (along <= kFloorUpMin) {  // F073
-      p.set(Point::touching, std::uint8_t{0});
-      continue;
-    }
-    // The wheel centre set one radius above the face, as far as its travel allows.
-    const Fixed h = p.get(Point::extension);
-    const Fixed lifted = clamp(wrap_add(h, math::qdiv(m, wrap_sub(hit.e, radius), along)), 0, p.get(Point::droop));
-    p.set(Point::position, add(pos, math::scale16(c.get(Car::up), wrap_sub(h, lifted))));
-    p.set(Point::extension_rate, math::dot16(p.get(Point::velocity), p.get(Point::contact_normal)));
-    p.set(Point::extension, lifted);
+    if (i == Car::kChassis) continue;  // its depth and bounce come from push_faces (F074)
+    settle_wheel(m, c, p, hit.e);
   }
+  free_wheels(m, c);  // F077
+  // The walls of the sectors found (F076): each distinct sector of points 0..4, in point order.
+  GuestAddr found[Car::kPoints];
+  int n = 0;
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const GuestAddr s = c.point(i).get(Point::sector);
+    if (s == 0) continue;
+    bool seen = false;
+    for (int k = 0; k < n; ++k) seen = seen || found[k] == s;
+    if (!seen) found[n++] = s;
+  }
+  walls_of(m, car, found, n);
   const GuestAddr s1 = c.point(1).get(Point::sector);
   c.set(Car::wheel1_sector_number,
         s1 != 0 ? static_cast<std::int32_t>(s1 - m.u32(addr::kSectorTable)) / static_cast<std::int32_t>(Sector::kSize) : -1);
+  // The fall test (F080): nothing found, and wheel 0 more than 10 below its sector's low bound.
+  for (int i = 0; i < Car::kPoints; ++i) {
+    if (c.point(i).get(Point::touching) != 0) return false;
+  }
+  const Point w0 = c.point(0);
+  const GuestAddr s0 = w0.get(Point::sector);
+  if (s0 == 0) return false;
+  const Fixed z = m.i32(w0.addr(Point::position) + 8);               // only z is compared
+  const Fixed floor = m.i32(s0 + Sector::bounds_low.offset + 8);  // the low bound's z (A13, chosen)
+  if (z >= wrap_sub(floor, kFallDepth)) return false;
+  putback::put_back(m, car, driver);
+  return true;
 }
 
 }  // namespace pod::collide

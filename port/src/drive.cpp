@@ -139,7 +139,7 @@ Fixed torque(Memory& m, GuestAddr car, GuestAddr driver) {
     if (thr > 0) {
       t = mul16(mul16(cv, thr), r);
     } else if (w > c.get(Car::idle)) {
-      t = wrap_neg(mul16(mul16(cv, r), 0x4000));  // F044: a quarter, against the gear (chosen reading)
+      t = wrap_neg(mul16(mul16(cv, r), kAgainstGear));  // F044: by 4, against the gear
     }
     if ((Driver(m, driver).get(Driver::flags_low) & 1u) != 0) t = mul16(t, kHumanTorque);  // F043
   }

@@ -9,6 +9,8 @@
 #include "pod/drive.hpp"
 #include "pod/forces.hpp"
 #include "pod/frames.hpp"
+#include "pod/putback.hpp"
+#include "pod/race.hpp"
 #include "pod/suspension.hpp"
 #include "pod/tables.hpp"
 #include "pod/tyres.hpp"
@@ -21,6 +23,31 @@ using math::mul16;
 void map_scratch(FlatMemory& m, const Scratch& s) {
   if (!m.mapped(s.forces, Scratch::kForcesSize)) m.map(s.forces, Scratch::kForcesSize);
   if (!m.mapped(s.stale_slot, 4)) m.map(s.stale_slot, 4);
+  if (!m.mapped(addr::kChassisMove, addr::kChassisMoveSize)) m.map(addr::kChassisMove, addr::kChassisMoveSize);
+  if (!m.mapped(addr::kSmokeRing, addr::kSmokeRingSize)) m.map(addr::kSmokeRing, addr::kSmokeRingSize);
+  if (!m.mapped(s.thread_block, addr::kThreadBlockSize)) m.map(s.thread_block, addr::kThreadBlockSize);
+}
+
+// 0x4c7f37
+std::int32_t rand(Memory& m, GuestAddr thread_block) {
+  const GuestAddr seed_at = thread_block + addr::kRandSeedOffset;
+  const std::uint32_t seed = m.u32(seed_at) * 1103515245u + 12345u;
+  m.put_u32(seed_at, seed);
+  return static_cast<std::int32_t>((seed >> 16) & 0x7fffu);
+}
+
+// 0x45d44c
+void smoke_emit(Memory& m, GuestAddr position, Fixed amount, GuestAddr thread_block) {
+  const std::int32_t r1 = rand(m, thread_block);
+  const std::int32_t r2 = rand(m, thread_block);
+  const std::uint32_t count = m.u32(addr::kSmokeRing);
+  const GuestAddr slot = addr::kSmokeRing + 0x10 + 16 * (count & 63u);
+  m.put_i32(slot + 0, wrap_add(m.i32(position + 0), 64 * ((r1 & 0xff) - 128)));
+  m.put_i32(slot + 4, wrap_add(m.i32(position + 4), 64 * ((r2 & 0xff) - 128)));
+  m.put_i32(slot + 8, m.i32(position + 8));
+  m.put_i32(slot + 12, amount);
+  m.put_u32(addr::kSmokeRing, count + 1);
+  m.put_u32(addr::kSmokeRing + 4, m.u32(addr::kSmokeRing + 4) + 1);
 }
 
 // FUN_00422be8
@@ -31,8 +58,20 @@ void catch_up(Memory& m, GuestAddr car, GuestAddr driver) {
   const Car c(m, car);
   const std::int32_t target = m.i32(rec + 0);
   const Car other(m, Car::at(addr::kRaceCars, target));
-  const Vec3 gap = sub(other.get(Car::centre), c.get(Car::centre));
-  const Fixed dist = math::dot16(gap, c.get(Car::forward));
+  // The straight distance, along the car's forward axis.
+  const auto straight = [&] { return math::dot16(sub(other.get(Car::centre), c.get(Car::centre)), c.get(Car::forward)); };
+  // Along the race paths (F123): the difference of the link values at the two drivers' trackers.
+  const auto path_value = [&](const Driver& of) {
+    return m.i32(m.u32(of.get(Driver::tracker_link) + 0x14) + 4u * static_cast<std::uint32_t>(of.get(Driver::tracker_point)));
+  };
+  Fixed dist;
+  const Driver them(m, addr::kDrivers + addr::kDriverSize * static_cast<std::uint32_t>(target));
+  if (m.u32(addr::kRacePaths) != 0 && d.get(Driver::tracker_link) != 0 && them.get(Driver::tracker_link) != 0) {
+    dist = wrap_sub(path_value(them), path_value(d));
+    if (uabs(dist) < 0x320000u) dist = straight();  // within 50: straight
+  } else {
+    dist = straight();
+  }
   const Fixed move = math::qdiv(m, 800, m.i32(rec + 8));  // F124
   Fixed scale = wrap_add(m.i32(rec + 4), dist > 0 ? move : wrap_neg(move));
   if (uabs(dist) < 0x320000u) {  // within 50: the speed ratio that would close the gap (F125)
@@ -46,13 +85,14 @@ void catch_up(Memory& m, GuestAddr car, GuestAddr driver) {
   m.put_i32(addr::kFrameTime, mul16(m.i32(addr::kFrameTime), scale));
 }
 
-// FUN_0041a714 (the car-state part)
-void skid_smoke(Memory& m, GuestAddr car, std::vector<Smoke>* smoke) {
+// FUN_0041a714
+void skid_smoke(Memory& m, GuestAddr car, GuestAddr thread_block, std::vector<Smoke>* smoke) {
   const Car c(m, car);
   for (int i = 0; i < Car::kWheels; ++i) {
     const Point p = c.point(i);
     if (p.get(Point::skidding) != 0) {
       const Fixed amount = p.get(Point::sliding) != 0 ? 0x10000 : 0x8000;
+      smoke_emit(m, p.addr(Point::position), amount, thread_block);
       if (smoke != nullptr) smoke->push_back(Smoke{p.get(Point::position), amount});
     }
     p.set(Point::last_sector, p.get(Point::sector));
@@ -140,7 +180,7 @@ Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch
   const Car c(m, car);
   const Driver d(m, driver);
   Out out;
-  const Vec3 chassis_before = c.point(Car::kChassis).get(Point::position);
+  const Vec3 chassis_before = c.point(Car::kChassis).get(Point::position);  // the move's start (F036)
   const Fixed engine_at_entry = c.get(Car::engine_speed);
   const GuestAddr forces = scratch.forces;
 
@@ -224,17 +264,96 @@ Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch
     const Vec3 tang = math::scale16(sub(m.vec3(fi), n), k);
     m.put_vec3(fi, add(n, tang));
   }
-  body::integrate(m, car, forces);     // 20 (21, wall impacts: not yet ported)
-  suspension::substeps(m, car);        // 22
-  suspension::place_points(m, car);    // 23
-  collide::track(m, car, driver);      // 24
-  drive::wheel_spin(m, car, driver);   // 25
-  skid_smoke(m, car, &out.smoke);      // 26
-  // 27 suspension::travel, 28 body::push_out: not yet ported.
-  touching_counters(m, car);           // 29
-  // 30 the beacon test, 31 step::stuck: not yet ported.
-  sound_state(m, car, engine_at_entry, &out.sound_slots);  // 32
-  out.chassis_move = tables::length16(m, sub(c.point(Car::kChassis).get(Point::position), chassis_before));
+  body::integrate(m, car, forces, &out.impacts);             // 20, with 21 (wall impacts) inside
+  suspension::substeps(m, car);                               // 22
+  suspension::place_points(m, car);                           // 23
+  out.put_back = collide::track(m, car, driver);              // 24
+  drive::wheel_spin(m, car, driver);                          // 25
+  skid_smoke(m, car, scratch.thread_block, &out.smoke);       // 26
+  suspension::travel(m, car);                                 // 27
+  body::push_out(m, car);                                     // 28
+  touching_counters(m, car);                                  // 29
+  // 30: the chassis point's move, its two ends, for the beacon test and the step's caller (F036).
+  m.put_vec3(addr::kChassisMove, chassis_before);
+  m.put_vec3(addr::kChassisMove + 12, c.point(Car::kChassis).get(Point::position));
+  race::beacon_test(m, driver, addr::kChassisMove);
+  stuck(m, car, driver);                                      // 31
+  sound_state(m, car, engine_at_entry, &out.sound_slots);     // 32
+  out.chassis_move = addr::kChassisMove;
+  return out;
+}
+
+// FUN_004227bc
+void stuck(Memory& m, GuestAddr car, GuestAddr driver) {
+  const Driver d(m, driver);
+  if ((d.get(Driver::flags_low) & 2u) == 0) return;  // computer drivers only
+  Fixed t = d.get(Driver::stuck_timer);
+  if (t < 0) return;  // the controller's count back up (F129)
+  const Car c(m, car);
+  if (tables::length16(m, c.get(Car::velocity)) < kStuckSpeed && c.get(Car::throttle) != 0) {
+    t = wrap_add(t, dt(m));
+  } else {
+    t = 0;
+  }
+  if (t > kStuckTime) t = -kStuckTime;
+  d.set(Driver::stuck_timer, t);
+}
+
+// FUN_004159d8
+bool upside_down(Memory& m, GuestAddr car, GuestAddr driver) {
+  const Car c(m, car);
+  if (m.i32(c.addr(Car::up) + 8) >= 0) {  // only the up axis's z is read
+    c.set(Car::upside_down, 0u);
+    return false;
+  }
+  const std::uint32_t lo = std::min<std::uint32_t>(c.get(Car::upside_down_lo) + static_cast<std::uint32_t>(FrameTime(m).get(FrameTime::step_dt) >> 8), 0xffffu);
+  const std::uint32_t hi = std::min<std::uint32_t>(c.get(Car::upside_down_hi) + 1u, 0xffffu);
+  c.set(Car::upside_down_lo, static_cast<std::uint16_t>(lo));
+  c.set(Car::upside_down_hi, static_cast<std::uint16_t>(hi));
+  if (lo < kUpsideDownPutBack) return false;
+  putback::put_back(m, car, driver);  // F081
+  return true;
+}
+
+// FUN_00415424
+void wheel_roll(Memory& m, GuestAddr car) {
+  const Car c(m, car);
+  const Fixed t = FrameTime(m).get(FrameTime::step_dt);
+  for (int i = 0; i < Car::kWheels; ++i) {
+    const Point p = c.point(i);
+    Fixed a = wrap_add(p.get(Point::roll_angle), mul16(p.get(Point::spin), t));
+    if (a > tables::kPi16) {
+      a = wrap_sub(a, tables::kTwoPi16);
+    } else if (a <= -tables::kPi16) {
+      a = wrap_add(a, tables::kTwoPi16);
+    }
+    p.set(Point::roll_angle, a);
+  }
+}
+
+// FUN_004155b8
+void pose(Memory& m, GuestAddr car, GuestAddr driver) {
+  const GuestAddr object = Driver(m, driver).get(Driver::object);
+  if (object != 0) {
+    const Car c(m, car);
+    const Vec3 f = c.get(Car::forward);
+    const Vec3 l = c.get(Car::left);
+    const Vec3 u = c.get(Car::up);
+    for (int r = 0; r < 3; ++r) {  // the axes as columns, stored row by row (F089)
+      const GuestAddr row = object + kObjectMatrix + 12u * static_cast<std::uint32_t>(r);
+      m.put_vec3(row, Vec3{f[r], l[r], u[r]});
+    }
+    const GuestAddr hull = m.u32(object + kObjectHull);
+    const Fixed half_z = hull != 0 ? m.i32(hull + 8) : 0;
+    m.put_vec3(object + kObjectPosition, sub(c.point(Car::kChassis).get(Point::position), math::scale16(u, half_z)));
+  }
+  wheel_roll(m, car);
+}
+
+Out racer_step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch) {
+  Out out = step_from_controls(m, car, driver, scratch);
+  if (upside_down(m, car, driver)) out.put_back = true;
+  pose(m, car, driver);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Stages 16, 22, 23: springs, sub-steps, placing the points.
 #include "pod/suspension.hpp"
 
+#include <algorithm>
+
 #include "common.hpp"
 
 namespace pod::suspension {
@@ -65,6 +67,34 @@ void place_points(Memory& m, GuestAddr car) {
     p.set(Point::position, add(centre, r));
     p.set(Point::velocity, add(vel, math::cross16(ww, r)));
   }
+}
+
+// FUN_0041988c
+void travel(Memory& m, GuestAddr car) {
+  const Car c(m, car);
+  for (int i = 0; i < Car::kWheels; ++i) {
+    const Point p = c.point(i);
+    const Fixed h = p.get(Point::extension);
+    const Fixed held = clamp(h, 0, p.get(Point::droop));
+    if (held != h) p.set(Point::extension, held);
+  }
+  Fixed most = 0;
+  for (int i = 0; i < Car::kWheels; ++i) {
+    const Point p = c.point(i);
+    if (p.get(Point::touching) == 0) continue;
+    most = std::max(most, p.get(Point::bottom_out));
+  }
+  if (most <= 0) return;
+  const Vec3 up = c.get(Car::up);
+  const Vec3 push = math::scale16(up, most);
+  c.set(Car::centre, add(c.get(Car::centre), push));
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const Point p = c.point(i);
+    p.set(Point::position, add(p.get(Point::position), push));
+  }
+  const Vec3 v = c.get(Car::velocity);
+  const Fixed into = math::dot16(v, up);
+  if (into < 0) c.set(Car::velocity, sub(v, math::scale16(up, into)));
 }
 
 }  // namespace pod::suspension

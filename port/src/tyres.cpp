@@ -56,9 +56,7 @@ void tyres(Memory& m, GuestAddr car, GuestAddr forces, GuestAddr stale_slot) {
       const Fixed ratio = math::qdiv(m, math::dot16(vel, p.get(Point::axle)), speed);  // F051
       m.put_i32(stale_slot, ratio);
       slip = ratio;
-      side_limit = mul16(mul16(mul16(slip_curve(m, uabs(ratio)), quarter), p.get(Point::side_grip)), grip);
-      // An unloaded wheel holds nothing (chosen cap).
-      side_limit = std::min(side_limit, mul16(mul16(p.get(Point::load), p.get(Point::traction)), grip));
+      side_limit = mul16(slip_curve(m, uabs(ratio)), quarter);  // F053: the curve × a quarter of the weight
     }
     Fixed roll_limit = mul16(mul16(quarter, p.get(Point::side_grip)), grip);  // F054
     const Fixed circle = mul16(roll_limit >> 8, side_limit);

@@ -1,7 +1,8 @@
-// The port alone, whole car steps (verification level 3): for every CTRL record of a fresh stand-in
+// The port alone, whole racer turns (verification level 3): for every CTRL record of a fresh stand-in
 // recording, the snapshot with the record's blocks laid over it goes into a pod::FlatMemory — the
-// memory a game would give the port — and pod::step::step_from_controls runs the step; every byte of
-// the matching PHYS record must come out. No emulator and no case file are involved: this is the port
+// memory a game would give the port — and pod::step::racer_step_from_controls runs the rest of the
+// car step (all 32 stages), upside-down, the pose and the wheels' roll; every byte of the matching
+// PHYS record must come out. No emulator and no case file are involved: this is the port
 // against the stand-in's own recording.
 #include <gtest/gtest.h>
 
@@ -39,7 +40,9 @@ TEST(PortWholeSteps, EveryRecordedCarStepOfTheStandInComesOutOfThePort) {
     auto& bytes = base.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
     std::copy(r.bytes.begin(), r.bytes.end(), bytes.begin());
   }
+  // rand()'s C library block, the smoke's (the original's is the thread's own; no PHYS block holds it).
   constexpr pod::GuestAddr kSlipSlot = 0x00010000;
+  constexpr pod::GuestAddr kThreadBlock = 0x00011000;
   base.map(kSlipSlot, 0x1000);
 
   std::map<std::pair<std::uint32_t, std::int32_t>, const Record*> phys;
@@ -59,12 +62,14 @@ TEST(PortWholeSteps, EveryRecordedCarStepOfTheStandInComesOutOfThePort) {
       base.read_bytes(r.base, bytes.data(), bytes.size());
     }
     m.map(kSlipSlot, 0x1000);
+    m.map(kThreadBlock, 0x1000);
     for (const auto& b : ctrl.blocks) m.write_bytes(b.address, b.bytes.data(), b.bytes.size());
     const auto racer = static_cast<std::uint32_t>(ctrl.racer);
     pod::step::Scratch s;
     s.stale_slot = kSlipSlot;
-    pod::step::step_from_controls(m, pod::addr::kRaceCars + racer * 0x558, pod::addr::kDrivers + racer * pod::addr::kDriverSize,
-                                  s);
+    s.thread_block = kThreadBlock;
+    pod::step::racer_step_from_controls(m, pod::addr::kRaceCars + racer * 0x558,
+                                        pod::addr::kDrivers + racer * pod::addr::kDriverSize, s);
     bool same = true;
     for (const auto& b : it->second->blocks) {
       std::vector<std::uint8_t> got(b.bytes.size());
@@ -89,7 +94,7 @@ TEST(PortWholeSteps, EveryRecordedCarStepOfTheStandInComesOutOfThePort) {
   }
   RecordProperty("steps", static_cast<int>(steps));
   RecordProperty("matched", static_cast<int>(matched));
-  std::printf("port whole steps: %zu of %zu car steps equal their PHYS record\n", matched, steps);
+  std::printf("port whole steps: %zu of %zu racer turns equal their PHYS record\n", matched, steps);
   EXPECT_EQ(steps, 8u * 120u);
   EXPECT_EQ(matched, steps) << first_mismatch;
   EXPECT_EQ(changed, steps) << "every car step changes its car (CTRL and PHYS differ)";

@@ -23,6 +23,14 @@ struct FactsCollide : ::testing::Test {
   void SetUp() override { w.set_dt(0x1000); }
   void place_wheel(int i, const Vec3& pos) { car.point(i).set(Point::position, pos); }
   bool touching(int i) { return car.point(i).get(Point::touching) != 0; }
+  // Wheels 1..3 far above the track, so that wheel 0 is alone (no free-wheel test, F077).
+  void lift_others() {
+    for (int i = 1; i < 4; ++i) {
+      car.point(i).set(Point::position, Vec3{0, 0, 500 << 16});
+      car.point(i).set(Point::touching, std::uint8_t{0});
+      car.point(i).set(Point::face_mesh, 0);
+    }
+  }
 };
 
 // F071: a point over a quad is tested by the side of its A–C diagonal: 1 over a b c, 2 over c d a.
@@ -93,6 +101,7 @@ TEST_F(FactsCollide, F073_FloorOffTheUpAxisDoesNotTouch) {
 
 // F069: a point that touched a face re-tests that face first (found even with no sector to search).
 TEST_F(FactsCollide, F069_LastFaceFirst) {
+  lift_others();
   place_wheel(0, Vec3{1 << 16, 1 << 16, car.point(0).get(Point::radius)});
   pod::collide::track(w.m, car.addr(), w.driver(0).addr());
   ASSERT_TRUE(touching(0));
@@ -109,6 +118,7 @@ TEST_F(FactsCollide, F069_LastFaceFirst) {
 // F070: every fourth call the search covers every sector, not only the point's and its neighbours.
 TEST_F(FactsCollide, F070_EveryFourthCallSearchesAllSectors) {
   // Wheel 0 over sector 2, its sector set to 0 (not a neighbour of 2... 0's neighbour is 1 only).
+  lift_others();
   car.set(Car::track_calls, 0);
   int found_at = 0;
   for (int call = 1; call <= 4; ++call) {
@@ -245,6 +255,26 @@ TEST_F(FactsCollide, FaceAndBoundsTestsReadOnlyWhatTheyCompare) {
   EXPECT_TRUE(touching(0)) << "found through the neighbour, sector 0";
   EXPECT_TRUE(rec.read_in(sector(1) + 0x10, sector(1) + 0x14));
   EXPECT_FALSE(rec.read_in(sector(1) + 0x14, sector(1) + 0x28)) << "nothing after the failing low x";
+}
+
+// The pass loads a point's position and radius only where a test needs them (CHOICES "Reads"): with
+// no face to re-test and no sector to search (and so no walls), it reads neither, for any point.
+TEST_F(FactsCollide, ReadsNoPositionOrRadiusItDoesNotTest) {
+  for (int i = 0; i < Car::kPoints; ++i) {
+    car.point(i).set(Point::sector, 0);
+    car.point(i).set(Point::face_mesh, 0);
+    car.point(i).set(Point::touching, std::uint8_t{0});
+  }
+  car.set(Car::track_calls, 0);  // the first call: not a full search
+  podtest::RecordingMemory rec(w.m);
+  pod::collide::track(rec, car.addr(), w.driver(0).addr());
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const Point p = car.point(i);
+    for (pod::GuestAddr a = p.addr(Point::position); a < p.addr(Point::position) + 12; ++a)
+      EXPECT_EQ(rec.reads.count(a), 0u) << "point " << i << " position";
+    for (pod::GuestAddr a = p.addr(Point::radius); a < p.addr(Point::radius) + 4; ++a)
+      EXPECT_EQ(rec.reads.count(a), 0u) << "point " << i << " radius";
+  }
 }
 
 }  // namespace

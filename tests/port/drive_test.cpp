@@ -114,13 +114,14 @@ TEST_F(FactsDrive, F043_HumanTorqueIsScaledBy0xb3b0) {
   EXPECT_NEAR(human / static_cast<double>(computer), 0.70, 0.003);
 }
 
-// F044 (chosen reading, port/CHOICES.md "drive::torque"): off the throttle above idle the torque is
-// a quarter of the curve × ratio, against the gear.
-TEST_F(FactsDrive, F044_EngineBrakingIsAQuarterAgainstTheGear) {
+// F044: off the throttle above idle the torque is scaled "by 4 against the gear": four times the
+// full-throttle torque (the curve × ratio), negative.
+TEST_F(FactsDrive, F044_EngineBrakingIsFourTimesAgainstTheGear) {
+  EXPECT_EQ(pod::drive::kAgainstGear, 4 << 16);
   const pod::Fixed on = torque_at(*this, 300.0, 2, 0x10000);
   const pod::Fixed off = torque_at(*this, 300.0, 2, 0);
   EXPECT_LT(off, 0);
-  EXPECT_NEAR(-off, on / 4.0, 2.0);
+  EXPECT_NEAR(-off, on * 4.0, 8.0);
 }
 
 // F045: scaled by a smooth function of how far the engine runs ahead of the wheels (falls as it runs

@@ -1,6 +1,8 @@
 // Forces, suspension and tyres against the documents (000; F030, F031, F033, F035, F049..F056).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <cmath>
 
 #include "pod/forces.hpp"
@@ -184,15 +186,16 @@ TEST_F(FactsTyres, F052_SlipCurvePeakOffsetAndCurvatures) {
 }
 
 // F051, F053: above 0.92 units/s the side limit comes from the slip ratio (velocity · axle / speed)
-// through the curve, scaled by a quarter of the weight (× side grip × surface grip).
+// through the curve, scaled by a quarter of the weight (and by nothing else: no grip, no load).
 TEST_F(FactsTyres, F051_F053_SideLimitIsCurveOfSlipTimesQuarterWeight) {
   const double quarter = car.get(Car::weight) / 65536.0 / 4;
+  w.m.put_i32(pod::Surface::at(0), 0x8000);  // a surface grip of 0.5 does not enter this limit
   wheel(at_ratio(10, 0.342), Vec3{0, 1000 << 16, 0}, 1000 << 16);
   pod::tyres::tyres(w.m, car.addr(), kForces, kSlot);
-  EXPECT_NEAR(force(0).y / 65536.0, quarter * 1.6, quarter * 1.6 * 2e-3);  // curve 1 at the peak
-  wheel(at_ratio(10, 0.542), Vec3{0, 1000 << 16, 0}, 1000 << 16);
+  EXPECT_NEAR(force(0).y / 65536.0, quarter, quarter * 2e-3);  // curve 1 at the peak
+  wheel(at_ratio(10, 0.542), Vec3{0, 1000 << 16, 0}, 0);         // nor does the load (an unloaded wheel)
   pod::tyres::tyres(w.m, car.addr(), kForces, kSlot);
-  EXPECT_NEAR(force(0).y / 65536.0, quarter * 1.6 * (1 - 2.37 * 0.04), quarter * 1.6 * 3e-3);
+  EXPECT_NEAR(force(0).y / 65536.0, quarter * (1 - 2.37 * 0.04), quarter * 3e-3);
 }
 
 // F054: the rolling part is held to a quarter of the weight × side grip × surface grip, less once
@@ -212,21 +215,33 @@ TEST_F(FactsTyres, F054_RollingLimitAndItsKnee) {
 }
 
 // F055: past the side limit the point skids (+0x39) when |slip| > 0x4240 and slides (+0x38) when
-// |slip| > 0x9470.
+// |slip| > 0x9470. The low-speed path tests the flags against the slip ratio its stack slot holds, so
+// the test sets the ratio exactly: one below, at and one above each threshold, both signs. Moving
+// either threshold by one fails it.
 TEST_F(FactsTyres, F055_SkidAndSlideFlagsBySlip) {
+  EXPECT_EQ(pod::tyres::kSkidSlip, 0x4240u);
+  EXPECT_EQ(pod::tyres::kSlideSlip, 0x9470u);
   struct Case {
-    double ratio;
+    std::int32_t slip;
     int skid;
     int slide;
   };
-  for (const Case c : {Case{0.2, 0, 0}, Case{0.30, 1, 0}, Case{-0.30, 1, 0}, Case{0.7, 1, 1}, Case{-0.9, 1, 1}}) {
-    wheel(at_ratio(10, c.ratio), Vec3{0, 10000 << 16, 0}, 1000 << 16);
+  for (const Case c : {Case{0x4240, 0, 0}, Case{0x4241, 1, 0}, Case{-0x4240, 0, 0}, Case{-0x4241, 1, 0},
+                       Case{0x9470, 1, 0}, Case{0x9471, 1, 1}, Case{-0x9470, 1, 0}, Case{-0x9471, 1, 1},
+                       Case{0, 0, 0}}) {
+    wheel(Vec3{World::fx(0.5), 0, 0}, Vec3{0, 10000 << 16, 0}, 100 << 16);  // slow, far past its limit
+    w.m.put_i32(kSlot, c.slip);
     pod::tyres::tyres(w.m, car.addr(), kForces, kSlot);
-    EXPECT_EQ(car.point(0).get(Point::skidding), c.skid) << c.ratio;
-    EXPECT_EQ(car.point(0).get(Point::sliding), c.slide) << c.ratio;
+    EXPECT_EQ(car.point(0).get(Point::skidding), c.skid) << std::hex << c.slip;
+    EXPECT_EQ(car.point(0).get(Point::sliding), c.slide) << std::hex << c.slip;
   }
-  EXPECT_LT(static_cast<double>(pod::tyres::kSkidSlip), 0.30 * 65536);
-  EXPECT_GT(static_cast<double>(pod::tyres::kSkidSlip), 0.2 * 65536);
+  // At speed, from the ratio itself: 0.30 skids only, 0.7 slides too.
+  for (const auto& [ratio, skid, slide] : {std::tuple{0.30, 1, 0}, std::tuple{0.7, 1, 1}}) {
+    wheel(at_ratio(10, ratio), Vec3{0, 10000 << 16, 0}, 1000 << 16);
+    pod::tyres::tyres(w.m, car.addr(), kForces, kSlot);
+    EXPECT_EQ(car.point(0).get(Point::skidding), skid) << ratio;
+    EXPECT_EQ(car.point(0).get(Point::sliding), slide) << ratio;
+  }
   // Under the limit: no flag, whatever the slip.
   wheel(at_ratio(10, 0.9), Vec3{0, 1, 0}, 1000 << 16);
   pod::tyres::tyres(w.m, car.addr(), kForces, kSlot);

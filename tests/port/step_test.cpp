@@ -2,6 +2,7 @@
 // F027, F032, F036, F123..F128), and a whole drive on a flat track.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -124,19 +125,23 @@ TEST_F(FactsStep, F032_SlopeHoldUnderTenUnitsPerSecond) {
   // under 10 units/s only (air drag at 5 and 15 units/s is tiny by comparison).
   EXPECT_LT(slow.x, -(20 << 16));
   EXPECT_GT(fast.x, -(5 << 16));
+  // The threshold itself: at 10 − 1/256 units/s the car is held, at exactly 10 it is not (the speed
+  // is length16 of the velocity, exact for these).
+  EXPECT_LT(drift(10.0 - 1.0 / 256).x, -(20 << 16));
+  EXPECT_GT(drift(10.0).x, -(5 << 16));
 }
 
-// F036: the step returns the chassis point's move (its length, chosen).
+// F036: the step returns the chassis point's move: its two ends, where it was when the step began
+// and where it is at the end (eax = the address of the pair).
 TEST_F(FactsStep, F036_StepReturnsTheChassisMove) {
   settle();
   car.set(Car::velocity, Vec3{8 << 16, 0, 0});
   const Vec3 before = car.point(Car::kChassis).get(Point::position);
   const pod::step::Out out = step();
   const Vec3 after = car.point(Car::kChassis).get(Point::position);
-  const double dx = (after.x - before.x) / 65536.0, dy = (after.y - before.y) / 65536.0,
-               dz = (after.z - before.z) / 65536.0;
-  EXPECT_NEAR(out.chassis_move / 65536.0, std::sqrt(dx * dx + dy * dy + dz * dz), 1e-3);
-  EXPECT_GT(out.chassis_move, 0);
+  ASSERT_NE(before, after);
+  EXPECT_EQ(w.m.vec3(out.chassis_move), before);
+  EXPECT_EQ(w.m.vec3(out.chassis_move + 12), after);
 }
 
 // A whole drive: from rest on a flat track, in first gear with full throttle, automatic gearbox:
@@ -192,6 +197,39 @@ struct FactsCatchUp : ::testing::Test {
     return w.m.i32(rec + 4);
   }
 };
+
+// F123: with race paths the distance is the difference of the path values at the two drivers'
+// trackers; within 50 it is taken straight. The straight distance and the path's disagree here: the
+// target is 100 ahead along the path but 10 behind in a straight line.
+TEST_F(FactsCatchUp, F123_DistanceAlongThePathsStraightWithinFifty) {
+  const pod::GuestAddr values = w.alloc(16);
+  w.m.put_i32(values + 0, 0);
+  w.m.put_i32(values + 4, 100 << 16);
+  w.m.put_i32(values + 8, 130 << 16);
+  const pod::GuestAddr link = w.alloc(0x1c);
+  w.m.put_u32(link + 0x14, values);
+  w.m.put_u32(pod::addr::kRacePaths, link);
+  driver.set(Driver::tracker_link, link);
+  driver.set(Driver::tracker_point, 0);
+  const Driver them = w.driver(0);
+  them.set(Driver::tracker_link, link);
+  them.set(Driver::tracker_point, 1);
+  w.m.put_i32(rec + 4, 0xf000);
+  EXPECT_EQ(run(-10.0), 0xf000 + 800) << "100 ahead along the path: faster";
+  // 30 apart along the path (within 50): the straight distance, 10 behind, decides.
+  driver.set(Driver::tracker_point, 1);
+  them.set(Driver::tracker_point, 2);
+  w.m.put_i32(rec + 4, 0xf000);
+  const pod::Fixed within = run(-10.0);
+  const pod::Fixed expect = ((0xf000 - 800) + 0x10000 + static_cast<pod::Fixed>((std::int64_t{-(10 << 16)} * 65536) / 0x320000)) >> 1;
+  EXPECT_EQ(within, std::clamp(expect, 0xe666, 0x1020c));
+  // No paths: straight, whatever the trackers say.
+  w.m.put_u32(pod::addr::kRacePaths, 0);
+  driver.set(Driver::tracker_point, 0);
+  them.set(Driver::tracker_point, 1);
+  w.m.put_i32(rec + 4, 0xf000);
+  EXPECT_LT(run(-100.0), 0xf000) << "100 behind in a straight line: slower";
+}
 
 // F124, F126: the scale moves by 800 / weight towards the target's place, between base + 0.90 and
 // base + 1.008; the frame time is multiplied by it.
@@ -262,10 +300,12 @@ TEST(Step, WritesOnlyTheCarItsScratchAndTheCatchUp) {
     const bool in_frame = a >= pod::addr::kFrameTime && a < pod::addr::kFrameTime + 4;
     const bool in_record = a >= rec + 4 && a < rec + 8;
     const bool in_counter = a >= pod::addr::kChassisSearchCounter && a < pod::addr::kChassisSearchCounter + 4;
-    EXPECT_TRUE(in_car || in_scratch || in_frame || in_record || in_counter) << std::hex << a;
+    const bool in_stuck = a >= driver.addr(Driver::stuck_timer) && a < driver.addr(Driver::stuck_timer) + 4;
+    EXPECT_TRUE(in_car || in_scratch || in_frame || in_record || in_counter || in_stuck) << std::hex << a;
   }
   EXPECT_TRUE(rec_m.wrote_in(pod::addr::kFrameTime, pod::addr::kFrameTime + 4));
-  EXPECT_FALSE(rec_m.wrote_in(driver.addr(), driver.addr() + Driver::kSize)) << "the step leaves the driver alone";
+  EXPECT_FALSE(rec_m.wrote_in(driver.addr(), driver.addr(Driver::stuck_timer)))
+      << "the step leaves the driver alone but for its stuck timer";
 }
 
 }  // namespace

@@ -69,7 +69,10 @@ class World {
     m.map(pod::addr::kRaceCars, 8 * pod::addr::kRaceCarSize);
     pod::tables::install(m);
     m.map(pod::addr::kFrameTime, pod::addr::kFrameTimeSize);
-    m.map(0x4f3320, 0x100);  // the step's scratch (provisional, see step::Scratch)
+    m.map(0x4f3320, 0x100);  // the step's scratch: forces, chassis move, slip slot (step::Scratch)
+    m.map(pod::addr::kRacePaths, 4);  // no race paths
+    m.map(pod::addr::kSmokeRing, pod::addr::kSmokeRingSize);
+    m.map(pod::addr::kThreadBlockDefault, pod::addr::kThreadBlockSize);
     put_slip_curve();
     put_surfaces();
   }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "pod/addresses.hpp"
 #include "registry.hpp"
 
 namespace pod::bindings {
@@ -37,6 +38,21 @@ std::uint32_t stack_arg(pod::Memory& m, const Case& c, unsigned n) { return m.u3
 
 namespace detail {
 
+GuestAddr thread_block(const Case& c) {
+  constexpr GuestAddr kGameEnd = 0x01000000;  // the image, its data, the track records lie below
+  constexpr GuestAddr kStackReach = 0x00100000;
+  for (const auto& run : c.inputs.runs()) {
+    for (std::uint64_t a = (run.base + 0xfffu - 0x10u) / 0x1000u * 0x1000u + 0x10u; a + 4 <= run.end(); a += 0x1000u) {
+      const auto seed = static_cast<GuestAddr>(a);
+      if (seed < run.base || seed < kGameEnd) continue;
+      const bool near_stack = seed + kStackReach >= c.in.esp && seed <= c.in.esp + kStackReach;
+      if (near_stack || !c.writes.contains_all(seed, 4)) continue;
+      return seed - pod::addr::kRandSeedOffset;
+    }
+  }
+  return pod::addr::kThreadBlockDefault;
+}
+
 lockstep::cases::Binding make(GuestAddr address, std::string name, Body body, FrameWord frame_word) {
   if (!frame_word)
     return {address, std::move(name), [body = std::move(body)](const Case& c) { return run_on_case(c, body); }};
@@ -59,6 +75,7 @@ lockstep::cases::BindingSet all() {
   detail::add_body(set);
   detail::add_collide(set);
   detail::add_step(set);
+  detail::add_putback(set);
   return set;
 }
 

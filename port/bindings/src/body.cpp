@@ -1,5 +1,5 @@
-// Bindings of the body, the points' frames and the suspension's motion (port/CHOICES.md
-// "body::integrate", "frames::…", "suspension::substeps", "suspension::place_points").
+// Bindings of the body (its wall impacts and push-out), the points' frames and the suspension's
+// motion and travel.
 #include "pod/body.hpp"
 #include "pod/frames.hpp"
 #include "pod/suspension.hpp"
@@ -10,6 +10,25 @@ namespace pod::bindings::detail {
 void add_body(lockstep::cases::BindingSet& set) {
   set.push_back(make(0x419ad0, "body::integrate", [](pod::Memory& m, const Case& c) {
     body::integrate(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
+  // FUN_00416284: eax = car, edx = the body's force sum, ebx = its torque sum (vec3s in the caller's
+  // frame). The original adds to both for each point hit, and leaves them alone when none is.
+  set.push_back(make(0x416284, "body::impacts", [](pod::Memory& m, const Case& c) {
+    Vec3 force = m.vec3(c.in.edx);
+    Vec3 torque = m.vec3(c.in.ebx);
+    if (body::impacts(m, c.in.eax, force, torque) > 0) {
+      m.put_vec3(c.in.edx, force);
+      m.put_vec3(c.in.ebx, torque);
+    }
+    return ret_none();
+  }));
+  set.push_back(make(0x416030, "body::push_out", [](pod::Memory& m, const Case& c) {
+    body::push_out(m, c.in.eax);
+    return ret_none();
+  }));
+  set.push_back(make(0x41988c, "suspension::travel", [](pod::Memory& m, const Case& c) {
+    suspension::travel(m, c.in.eax);
     return ret_none();
   }));
   set.push_back(make(0x41b3d4, "frames::wheel_axes", [](pod::Memory& m, const Case& c) {

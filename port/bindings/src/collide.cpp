@@ -1,4 +1,4 @@
-// Bindings of the track contact on ground faces (port/CHOICES.md "collide::…").
+// Bindings of the track contact: ground faces, walls, the pass.
 #include "pod/collide.hpp"
 #include "registry.hpp"
 
@@ -7,6 +7,21 @@ namespace pod::bindings::detail {
 void add_collide(lockstep::cases::BindingSet& set) {
   set.push_back(make(0x417988, "collide::track", [](pod::Memory& m, const Case& c) {
     collide::track(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
+  // FUN_004167ec: eax = point, edx = the face normal's address, ebx = depth.
+  set.push_back(make(0x4167ec, "collide::wall_depth", [](pod::Memory& m, const Case& c) {
+    collide::wall_depth(m, c.in.eax, c.in.edx, static_cast<Fixed>(c.in.ebx));
+    return ret_none();
+  }));
+  // FUN_004168dc: eax = point, edx = sector, ebx = car.
+  set.push_back(make(0x4168dc, "collide::push_faces", [](pod::Memory& m, const Case& c) {
+    collide::push_faces(m, c.in.eax, c.in.edx, c.in.ebx);
+    return ret_none();
+  }));
+  // FUN_00416be0: eax = car, edx = the sectors' list, ebx = their number.
+  set.push_back(make(0x416be0, "collide::sector_walls", [](pod::Memory& m, const Case& c) {
+    collide::sector_walls(m, c.in.eax, c.in.edx, static_cast<std::int32_t>(c.in.ebx));
     return ret_none();
   }));
   // FUN_004174f8: eax = point, edx = face, ebx = mesh, ecx = kind (0 triangle, 1 / 2 quad halves).

@@ -13,6 +13,11 @@ Fixed i32(std::uint32_t reg) { return static_cast<Fixed>(reg); }
 
 void add_math(lockstep::cases::BindingSet& set) {
   // FUN_004d41a0 dot16: eax = a, edx = b → eax.
+  // The stand-in's own division (0x4d5000, not a POD function: its overflow guard is chosen, CHOICES
+  // "Notation"): eax = a, edx = b -> eax.
+  set.push_back(make(0x4d5000, "math::qdiv", [](pod::Memory& m, const Case& c) {
+    return ret_eax(math::qdiv(m, static_cast<Fixed>(c.in.eax), static_cast<Fixed>(c.in.edx)));
+  }));
   set.push_back(make(0x4d41a0, "math::dot16", [](pod::Memory& m, const Case& c) {
     return ret_eax(math::dot16(m, c.in.eax, c.in.edx));
   }));

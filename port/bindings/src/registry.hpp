@@ -15,8 +15,8 @@ using Body = std::function<Returned(pod::Memory&, const Case&)>;
 
 /// A word of the original's own stack frame the port is handed (the stale slip-ratio slot): given
 /// a case, its address (an empty FrameWord: none). The port's writes to those 4 bytes are the callee's
-/// frame, below the case's entry esp, and are not compared, as the original's are not (design.md
-/// "Case semantics"); every other port write is.
+/// frame, below the case's entry esp, and are not compared, as the original's are not (a case
+/// compares only what lies at or above its entry esp); every other port write is.
 using FrameWord = std::function<GuestAddr(const Case&)>;
 
 lockstep::cases::Binding make(GuestAddr address, std::string name, Body body, FrameWord frame_word = {});
@@ -28,7 +28,16 @@ inline Returned ret_eax(std::int32_t v) { return Returned{static_cast<std::uint3
 /// (port/CHOICES.md "forces::grip", "tyres::tyres"; the case's in.esp is that entry esp).
 inline GuestAddr stale_slot(const Case& c) { return c.in.esp - 0x400; }
 
+/// The C library block rand() keeps its seed in, for a case that draws from it (smoke_emit). The
+/// original gets it from the getter at [0x4ed728]; under the emulator that getter is the harness's
+/// tls_block stub (harness/profiles/pod.toml "rand_tls"), which hands out a zeroed block at the start
+/// of a harness page the port cannot know. The case shows it: the seed word (block +0x10) is a 4-byte
+/// input at a page's +0x10, outside the image, the track and the case's stack, that the call also
+/// writes. None found (the call draws nothing): the default block, which such a call never reads.
+GuestAddr thread_block(const Case& c);
+
 void add_math(lockstep::cases::BindingSet& set);
+void add_putback(lockstep::cases::BindingSet& set);
 void add_drive(lockstep::cases::BindingSet& set);
 void add_forces(lockstep::cases::BindingSet& set);
 void add_body(lockstep::cases::BindingSet& set);

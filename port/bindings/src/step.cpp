@@ -1,5 +1,5 @@
-// Bindings of the car step and its own helpers (port/CHOICES.md "step::step", "step::catch_up",
-// "step::skid_smoke").
+// Bindings of the car step, its own helpers, and what runs after it for each racer.
+#include "pod/race.hpp"
 #include "pod/step.hpp"
 #include "registry.hpp"
 
@@ -23,16 +23,58 @@ void add_step(lockstep::cases::BindingSet& set) {
       [](pod::Memory& m, const Case& c) {
         step::Scratch scratch;
         scratch.stale_slot = step_stale_slot(c);
+        scratch.thread_block = thread_block(c);
         const step::Out out = step::step_from_controls(m, c.in.eax, c.in.edx, scratch);
-        return ret_eax(out.chassis_move);
+        return ret_eax(static_cast<std::int32_t>(out.chassis_move));
       },
       step_stale_slot));
+  // The stand-in's per-racer body of the simulation step (0x49a800, not a POD function): the car
+  // step from its controls, upside-down, the pose and the wheels' roll.
+  set.push_back(make(
+      0x49a800, "step::racer_step",
+      [](pod::Memory& m, const Case& c) {
+        step::Scratch scratch;
+        scratch.stale_slot = step_stale_slot(c);
+        scratch.thread_block = thread_block(c);
+        step::racer_step_from_controls(m, c.in.eax, c.in.edx, scratch);
+        return ret_none();
+      },
+      step_stale_slot));
+  set.push_back(make(0x4227bc, "step::stuck", [](pod::Memory& m, const Case& c) {
+    step::stuck(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
+  set.push_back(make(0x4159d8, "step::upside_down", [](pod::Memory& m, const Case& c) {
+    step::upside_down(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
+  set.push_back(make(0x4155b8, "step::pose", [](pod::Memory& m, const Case& c) {
+    step::pose(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
+  set.push_back(make(0x415424, "step::wheel_roll", [](pod::Memory& m, const Case& c) {
+    step::wheel_roll(m, c.in.eax);
+    return ret_none();
+  }));
+  // 0x45d44c: eax = the position's address, edx = amount.
+  set.push_back(make(0x45d44c, "smoke_emit", [](pod::Memory& m, const Case& c) {
+    step::smoke_emit(m, c.in.eax, static_cast<Fixed>(c.in.edx), thread_block(c));
+    return ret_none();
+  }));
+  set.push_back(make(0x4c7f37, "rand", [](pod::Memory& m, const Case& c) {
+    return ret_eax(step::rand(m, thread_block(c)));
+  }));
+  // FUN_0041cf2c: eax = driver, edx = the move (two vec3).
+  set.push_back(make(0x41cf2c, "race::beacon_test", [](pod::Memory& m, const Case& c) {
+    race::beacon_test(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
   set.push_back(make(0x422be8, "step::catch_up", [](pod::Memory& m, const Case& c) {
     step::catch_up(m, c.in.eax, c.in.edx);
     return ret_none();
   }));
   set.push_back(make(0x41a714, "step::skid_smoke", [](pod::Memory& m, const Case& c) {
-    step::skid_smoke(m, c.in.eax);
+    step::skid_smoke(m, c.in.eax, thread_block(c));
     return ret_none();
   }));
 }

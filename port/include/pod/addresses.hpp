@@ -1,6 +1,6 @@
 // The original's (WINPOD.EXE's) data addresses the port reads and writes, each with the document
-// and inventory id it comes from (seeds/000 = the physics page, 002 = the track world, 003 = the main
-// loop; ids from docs/inventory.md). A bracketed name in a comment ("[0x4ed434]") means the word at
+// and inventory id it comes from (000 = the physics document, 002 = the track-world document, 003 =
+// the main-loop document; F/G/C/A ids are the inventory's, explained in port/CHOICES.md). A bracketed name in a comment ("[0x4ed434]") means the word at
 // that address holds a pointer, as the documents bracket it. Values the documents do not give are
 // marked "chosen" and come from port/CHOICES.md.
 #pragma once
@@ -37,9 +37,13 @@ inline constexpr GuestAddr kCatchUpTargetFn = 0x4f984c;
 /// The chassis search's call counter: the chassis point searches every 17th call (000; F075).
 inline constexpr GuestAddr kChassisSearchCounter = 0x4f3310;
 /// The car step's force array: 6 vec3, the five points' forces then the outside force (chosen,
-/// CHOICES "Data blocks", pinned for the port's Q1: the original keeps it in a static block).
+/// CHOICES "Data blocks": the original keeps it in a static block, which a replay compares).
 inline constexpr GuestAddr kStepForces = 0x4f3320;
 inline constexpr std::uint32_t kStepForcesSize = 0x48;
+/// Where the car step leaves the chassis point's move for the beacon test and its caller: two vec3,
+/// the position at the step's entry and after stage 29 (chosen: right after the force array, F036).
+inline constexpr GuestAddr kChassisMove = 0x4f3368;
+inline constexpr std::uint32_t kChassisMoveSize = 0x18;
 /// Difficulty (000; F127).
 inline constexpr GuestAddr kDifficulty = 0x633334;
 /// [0x63334c] damage option, [0x633314] must be 0 for damage (000; F098).
@@ -65,6 +69,20 @@ inline constexpr std::uint32_t kSurfaceSize = 12;
 inline constexpr std::uint32_t kSurfaceCount = 16;
 /// [0x543254] non-zero when the track has race paths (000, 002).
 inline constexpr GuestAddr kRacePaths = 0x543254;
+
+// --- The C library and the smoke (000 "Measuring"; G20, G22 chosen) ---
+
+/// [0x4ed728] the getter (TlsGetValue) of the game thread's C library block; rand() keeps its seed
+/// there (000). The seed is the block's word +0x10 (chosen).
+inline constexpr GuestAddr kThreadBlockGetter = 0x4ed728;
+inline constexpr std::uint32_t kRandSeedOffset = 0x10;
+/// A thread block for a game that runs the port on its own memory (chosen; any free 0x40 bytes do).
+inline constexpr GuestAddr kThreadBlockDefault = 0x7f1000;
+inline constexpr std::uint32_t kThreadBlockSize = 0x40;
+/// The smoke ring (chosen): +0 the next slot's count, +4 the number of puffs, 64 particles of 16 bytes
+/// (x, y, z, amount) from +0x10.
+inline constexpr GuestAddr kSmokeRing = 0x5b0000;
+inline constexpr std::uint32_t kSmokeRingSize = 0x410;
 
 // --- Arithmetic tables and constants (000 "Arithmetic", inventory 2.3) ---
 

@@ -1,7 +1,8 @@
-// Track contact on ground faces: stage 24 of the car step (000 "The track"; F069..F075; port/
-// CHOICES.md "collide::…"). Walls (FUN_00416be0), the push-out, the free wheels on the touching
-// wheels' planes (F077) and the put-back (F080) are not yet ported.
+// Track contact: stage 24 of the car step (000 "The track"; F069..F077, F080): ground faces, the
+// free wheels on the touching wheels' planes, the walls of the sectors found, the fall test.
 #pragma once
+
+#include <cstdint>
 
 #include "pod/memory.hpp"
 #include "pod/types.hpp"
@@ -31,10 +32,32 @@ void touch_face(Memory& m, GuestAddr point, GuestAddr face, GuestAddr mesh, int 
 /// FUN_00417884 — does the chassis point search this call (F075)? Advances the counter at 0x4f3310.
 bool chassis_searches(Memory& m, GuestAddr car);
 
-/// FUN_00417988 — the track pass (eax = car, edx = driver, not read): each point re-tests last step's
-/// face (F069), else searches its sector and neighbours, or every sector each fourth call (F070), for
-/// the first ground face it is over (F071) within the band (F072); wheels are lifted into the
-/// suspension (F073), the chassis point gets a depth and a bounce (F074).
-void track(Memory& m, GuestAddr car, GuestAddr driver);
+/// A wall's bounce, written with its depth (chosen: 0.5 for every face).
+inline constexpr Fixed kBounce = 0x8000;
+/// The fall test: nothing found and wheel 0 more than 10 below its sector's low bound (F080).
+inline constexpr Fixed kFallDepth = 0xa0000;
+
+/// FUN_004167ec — a wall's push on the point (eax = point, edx = the face normal's address, ebx =
+/// depth): kept when deeper than the point's +0xc0 so far, with the normal as direction +0xc4 and
+/// the bounce +0xd0 (F074).
+void wall_depth(Memory& m, GuestAddr point, GuestAddr normal, Fixed depth);
+
+/// FUN_004168dc — the point against the sector's faces (eax = point, edx = sector, ebx = car): walls
+/// for every point, walls and floors for the chassis point; a face it reaches into (its radius,
+/// grown by the lift factor +0x3c, F024) gives wall_depth.
+void push_faces(Memory& m, GuestAddr point, GuestAddr sector, GuestAddr car);
+
+/// FUN_00416be0 — the walls of the sectors found (eax = car, edx = a list of sector addresses, ebx =
+/// their number; the track pass gives each distinct sector of points 0..4 in point order, F076):
+/// push_faces for each sector and each point.
+void sector_walls(Memory& m, GuestAddr car, GuestAddr sectors, std::int32_t count);
+
+/// FUN_00417988 — the track pass (eax = car, edx = driver): each point re-tests last step's face
+/// (F069), else searches its sector and neighbours, or every sector each fourth call (F070), for the
+/// first ground face it is over (F071) within the band (F072); wheels are lifted into the suspension
+/// (F073). With two or three wheels down the free wheels try the touching wheels' planes (F077); then
+/// the walls of the sectors found (F076); when nothing was found and wheel 0 is 10 below its sector,
+/// the car is put back (F080). Returns true when it put the car back.
+bool track(Memory& m, GuestAddr car, GuestAddr driver);
 
 }  // namespace pod::collide

@@ -15,6 +15,8 @@ inline constexpr Fixed kGearChangeTime = 15000;
 inline constexpr std::int32_t kRpmOver256 = 0x98c9e;
 /// A human driver's torque scale, 0.70 (F043).
 inline constexpr Fixed kHumanTorque = 0xb3b0;
+/// Off the throttle in gear the torque is scaled "by 4 against the gear" (F044): × 4, negative.
+inline constexpr Fixed kAgainstGear = 0x40000;
 /// Gear-change request bits at car +0x449 (F019).
 inline constexpr std::uint8_t kRequestUp = 0x20;
 inline constexpr std::uint8_t kRequestDown = 0x40;

@@ -1,5 +1,5 @@
 // Typed views of the original's records, at their guest addresses, with every offset the documents
-// name (seeds/000 "The race car", seeds/002 "The track world"; inventory section 3). A view is an
+// name (the physics document's "The race car", the track-world document; the inventory's layouts 3.x). A view is an
 // address and a Memory; reading a field is one load through Memory, so the replay sees exactly the
 // original's accesses. Pointers inside records stay 32-bit guest addresses.
 //
@@ -105,6 +105,8 @@ class Point : public RecordView {
   static constexpr Field<Fixed> extension_rate{0x98}; // chosen: dh/dt, units/s
   static constexpr Field<Fixed> spring_out{0x9c};     // chosen: spring + damper, quarter weights, ±7.63 (F033)
   static constexpr Field<Fixed> load{0xa0};           // chosen: normal force this step
+  static constexpr Field<Fixed> bottom_out{0xa4};     // chosen (wheels): how far the track pass found the
+                                                      //   wheel past the top of its travel (0 if not)
   static constexpr Field<Fixed> rest{0xa8};           // chosen: the spring's free extension
   static constexpr Field<Fixed> droop{0xac};          // chosen: largest h
   static constexpr Field<Fixed> spring_rate{0xb0};    // chosen: quarter weights per unit of compression
@@ -163,8 +165,9 @@ class Car : public RecordView {
   static constexpr Field<Vec3> carried_force{0x4d4};  // from collisions, into the next step
   static constexpr Field<Vec3> carried_torque{0x4e0};
   static constexpr Field<std::int32_t> controller_word{0x4ec};  // written by the controller (unknown)
-  static constexpr Field<std::uint16_t> upside_down_lo{0x4f0};  // upside-down timer, two halves (F023)
-  static constexpr Field<std::uint16_t> upside_down_hi{0x4f2};
+  static constexpr Field<std::uint32_t> upside_down{0x4f0};     // upside-down timer, two halves (F023):
+  static constexpr Field<std::uint16_t> upside_down_lo{0x4f0};  //   chosen: time upside down in 1/256 s,
+  static constexpr Field<std::uint16_t> upside_down_hi{0x4f2};  //   and steps upside down
   static constexpr Field<GuestAddr> sound_table{0x4f4};
   static constexpr Field<std::uint8_t> skid_sound{0x4f8};   // skid sound counter
   static constexpr Field<std::uint8_t> sound_state{0x4f9};  // bits, F022
@@ -210,7 +213,7 @@ class Driver : public RecordView {
   static constexpr Field<std::uint32_t> input{0x34};    // input bits, low 16 bits used (F027; A04)
   static constexpr Field<std::uint32_t> flags{0x38};    // bit 0 human, bit 1 computer car (F151)
   static constexpr Field<std::uint8_t> flags_low{0x38}; // its low byte, as the step's tests load it
-                                                        // (CHOICES "Replay findings" R1)
+                                                        // (CHOICES "Reads")
   static constexpr Field<std::int32_t> steering{0x40};  // chosen (CHOICES "Records")
   static constexpr Field<std::int32_t> throttle{0x44};  // chosen
   static constexpr Field<std::int32_t> brake{0x48};     // chosen

@@ -68,7 +68,7 @@ Fixed idiv16(Fixed a, Fixed b);
 /// [0x4ed42c] + 4·b (recip[0] = 0, so a / 0 = 0); otherwise idiv16.
 Fixed div16(Memory& m, Fixed a, Fixed b);
 
-/// The physics' 16.16 division (chosen, CHOICES "Notation used by h3b's sections"): where idiv
+/// The physics' 16.16 division (chosen, CHOICES "Notation"): where idiv
 /// would overflow (|b| > 32 and |a| >= |b|·2^15) the result saturates to ±0x7fffffff by the signs;
 /// otherwise div16 (so b == 0 gives 0 through recip[0]).
 Fixed qdiv(Memory& m, Fixed a, Fixed b);

@@ -1,4 +1,4 @@
-// The suspension: stages 16, 22, 23 (000; F033, F035; port/CHOICES.md "suspension::…").
+// The suspension: stages 16, 22, 23, 27 (000; F033, F035; port/CHOICES.md "suspension::…").
 #pragma once
 
 #include "pod/memory.hpp"
@@ -22,5 +22,11 @@ void substeps(Memory& m, GuestAddr car);
 /// FUN_00419680 — every point's position +0x00 and velocity +0x0c from the body (centre, axes,
 /// velocity, spin) and the point's hang offset and suspension extension.
 void place_points(Memory& m, GuestAddr car);
+
+/// FUN_0041988c — wheel travel limits (stage 27): each wheel's height held to [0, droop]; when a
+/// touching wheel bottoms out (the track pass found it past the top of its travel, +0xa4), the body
+/// and its points are pushed up the car's up axis by the most any did, and the velocity into the
+/// ground along up is taken away.
+void travel(Memory& m, GuestAddr car);
 
 }  // namespace pod::suspension

@@ -1,0 +1,71 @@
+// Putting a car back on the track (000 "Putting a car back"; F080..F086), the sector searches it
+// uses, and the race paths it heads along (002 "The race paths"; F084, F144).
+#pragma once
+
+#include <optional>
+
+#include "pod/memory.hpp"
+#include "pod/types.hpp"
+
+namespace pod::putback {
+
+/// A triangle's middle: its three corners summed, then scaled by 0x5555 in place (F082).
+inline constexpr Fixed kThird = 0x5555;
+/// The body is placed 1 above the face's middle (F085).
+inline constexpr Fixed kRaise = 0x10000;
+/// car_reset's engine limit, 1000 rad/s, and its shift points 0.92, 0.46, 0.10, 0.20 of it (F048),
+/// in the order of +0x474..+0x480.
+inline constexpr Fixed kEngineLimit = 1000 << 16;
+inline constexpr Fixed kShiftFractions[4] = {0xeb85, 0x75c3, 0x199a, 0x3333};
+
+/// FUN_00415730 — puts the car back (eax = car, edx = driver): at the middle of the face wheel 0
+/// last touched (F082), heading along the race path when the track has one (F083), the upside-down
+/// timer cleared, car_reset, clear_pose, place (F086). The caller's share (the beacon test, the
+/// tracker, the lane, the racer's record, the camera) is the caller's.
+void put_back(Memory& m, GuestAddr car, GuestAddr driver);
+
+/// FUN_0041c814 — car_reset: velocity, spin, carried force and torque, engine and gearbox, +0x4ec,
+/// the brake hold, each point's skid flags, velocity and impulse, the steering, each wheel's roll,
+/// spin and height (at rest), the engine limit and shift points (F048).
+void car_reset(Memory& m, GuestAddr car);
+
+/// FUN_004231b4 — clears the pose (+0x498..+0x4c7), then car_reset.
+void clear_pose(Memory& m, GuestAddr car);
+
+/// FUN_00423538 — places the car (eax = car, edx = the point's address, ebx = the heading's): the
+/// body 1 above the point, forward the heading made level and of length 1, up the world's z, left
+/// up × forward (F085); the points placed and each point's sector the first near it.
+void place(Memory& m, GuestAddr car, GuestAddr point, GuestAddr heading);
+/// place with the point and the heading as values (the original reads them from its caller's stack).
+void place_at(Memory& m, GuestAddr car, const Vec3& point, const Vec3& heading);
+
+/// FUN_0045ca78 — the first sector near a position (eax = its address, edx = a hint sector or 0):
+/// the hint, its neighbours in order, else sector_any. Returns the sector's address.
+GuestAddr sector_near(Memory& m, GuestAddr position, GuestAddr hint);
+
+/// FUN_0045ccd8 — the first in-play sector (neighbour count >= 0) whose bounds hold the position,
+/// in table order; none: the first sector.
+GuestAddr sector_any(Memory& m, GuestAddr position);
+
+/// True when the sector's bounds hold the position (at `position`): lo.x <= p.x, p.x <= hi.x,
+/// lo.y <= p.y, ... in that order, each word (the bounds' and the position's) read when compared,
+/// stopping at the first false.
+bool within_bounds(Memory& m, GuestAddr sector, GuestAddr position);
+
+}  // namespace pod::putback
+
+namespace pod::paths {
+
+/// FUN_004abd38 — the heading along the race path at the driver's tracker (eax = driver, edx = out):
+/// the next point minus the tracker's (F083). Returns 1, or 0 (nothing written) without a link or a
+/// next point.
+int heading(Memory& m, GuestAddr driver, GuestAddr out);
+/// heading as a value: none without a link or a next point.
+std::optional<Vec3> heading_of(Memory& m, GuestAddr driver);
+
+/// FUN_004abae8 — the point after a link's last one (eax = link): the end node's position when more
+/// than one link leaves it, the first point of its only link, or none (0) (F084, C19). Returns the
+/// point's address.
+GuestAddr next_point(Memory& m, GuestAddr link);
+
+}  // namespace pod::paths
