@@ -1,6 +1,7 @@
 // Stage 24: track contact (ground faces, free wheels, walls, the fall test).
 #include "pod/collide.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "common.hpp"
@@ -121,7 +122,8 @@ void settle_wheel(Memory& m, const Car& c, const Point& p, Fixed e) {
   const Fixed h = p.get(Point::extension);
   const Fixed raw = wrap_add(h, math::qdiv(m, wrap_sub(e, p.get(Point::radius)), along));
   p.set(Point::bottom_out, raw < 0 ? wrap_neg(raw) : 0);
-  const Fixed lifted = clamp(raw, 0, p.get(Point::droop));
+  // Held to [0, droop]; the droop is read only when the lower bound does not decide (CHOICES "Reads").
+  const Fixed lifted = raw < 0 ? 0 : std::min(raw, p.get(Point::droop));
   p.set(Point::position, add(p.get(Point::position), math::scale16(c.get(Car::up), wrap_sub(h, lifted))));
   p.set(Point::extension_rate, math::dot16(p.get(Point::velocity), p.get(Point::contact_normal)));
   p.set(Point::extension, lifted);

@@ -75,7 +75,7 @@ void travel(Memory& m, GuestAddr car) {
   for (int i = 0; i < Car::kWheels; ++i) {
     const Point p = c.point(i);
     const Fixed h = p.get(Point::extension);
-    const Fixed held = clamp(h, 0, p.get(Point::droop));
+    const Fixed held = h < 0 ? 0 : std::min(h, p.get(Point::droop));  // droop read only when needed
     if (held != h) p.set(Point::extension, held);
   }
   Fixed most = 0;

@@ -2,6 +2,7 @@
 // motion and travel.
 #include "pod/body.hpp"
 #include "pod/frames.hpp"
+#include "pod/math.hpp"
 #include "pod/suspension.hpp"
 #include "registry.hpp"
 
@@ -15,11 +16,12 @@ void add_body(lockstep::cases::BindingSet& set) {
   // FUN_00416284: eax = car, edx = the body's force sum, ebx = its torque sum (vec3s in the caller's
   // frame). The original adds to both for each point hit, and leaves them alone when none is.
   set.push_back(make(0x416284, "body::impacts", [](pod::Memory& m, const Case& c) {
-    Vec3 force = m.vec3(c.in.edx);
-    Vec3 torque = m.vec3(c.in.ebx);
+    // The sums are read only when a point is hit, as the original reads them (adding the impulses
+    // one by one or all at once gives the same words: the adds wrap).
+    Vec3 force, torque;
     if (body::impacts(m, c.in.eax, force, torque) > 0) {
-      m.put_vec3(c.in.edx, force);
-      m.put_vec3(c.in.ebx, torque);
+      m.put_vec3(c.in.edx, math::add(m.vec3(c.in.edx), force));
+      m.put_vec3(c.in.ebx, math::add(m.vec3(c.in.ebx), torque));
     }
     return ret_none();
   }));
