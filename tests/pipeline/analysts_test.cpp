@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -46,11 +47,11 @@ class Analysts : public ::testing::Test {
     g_rec = new Recording{fs::path(LOCKSTEP_BINARY_DIR) / "tests" / "pipeline" / ("analysts-" + std::to_string(::getpid()))};
     fs::remove_all(g_rec->dir);
     fs::create_directories(g_rec->dir);
-    // The checked-in corpus's recording: 200 steps, the snapshot at step 50 (scripts/capture-standin),
+    // The checked-in corpus's recording: 400 steps, the snapshot at step 100 (scripts/capture-standin),
     // emulated as that corpus was — a native recording has another snapshot (stack placement, pid, vdso)
     // and the corpus would rightly refuse it.
     const std::string cmd = (kRoot / "scripts/record-standin").string() + " --mode emulated --build '" + LOCKSTEP_BINARY_DIR +
-                            "' --no-build --steps 200 --pause-at 50 '" + (g_rec->dir / "rec").string() + "' > '" +
+                            "' --no-build --steps 400 --pause-at 100 '" + (g_rec->dir / "rec").string() + "' > '" +
                             (g_rec->dir / "record.log").string() + "' 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << "record-standin failed; see " << (g_rec->dir / "record.log");
   }
@@ -81,11 +82,12 @@ TEST_F(Analysts, CoverageRerunsEveryCaseAndWritesTheReports) {
 }
 
 TEST_F(Analysts, ProbeOfACaseWithStoppedWheelTakesTheStaleSlipPath) {
-  // Case 81 of tyres::tyres: every wheel rolls. With point[0]'s velocity zeroed the tyres take the
-  // low-speed path (F050) and read the stale stack slot: a STALE STACK READ the unpoked case has not.
+  // Case 81 of tyres::tyres (racer 1, step 91): every wheel rolls. With point[0]'s velocity zeroed
+  // the tyres take the low-speed path (F050) and read the stale stack slot: a STALE STACK READ the
+  // unpoked case has not.
   std::string out, err;
   const int rc = run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
-                      kProfile.string(), "--case", "tyres::tyres:81", "--poke", "car[3]+0xc=000000000000000000000000"},
+                      kProfile.string(), "--case", "tyres::tyres:81", "--poke", "car[1]+0xc=000000000000000000000000"},
                      out, err);
   // The port takes the same low-speed path with the original's stale word (port/CHOICES.md, the
   // stale slot the binding hands it), so it matches: exit 0, and it says so.
@@ -107,29 +109,48 @@ TEST_F(Analysts, SearchTakesAnUntakenEdgeAndWritesAPokedCase) {
   // An edge the corpus never takes (from the coverage report), searched; the state is written into a
   // corpus of its own with --into.
   std::string out, err;
-  const fs::path json = g_rec->dir / "cov-tyres.json";
+  const fs::path json = g_rec->dir / "cov-all.json";
   ASSERT_EQ(run({"coverage", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
-                 kProfile.string(), "--quiet", "--fn", "tyres::tyres", "--json", json.string()},
+                 kProfile.string(), "--quiet", "--json", json.string()},
                 out, err),
             0)
       << out << err;
   std::ifstream in(json);
   const auto j = nlohmann::json::parse(in);
-  std::string edge;
-  for (const auto& b : j["functions"][0]["branches"]) {
-    if (b["taken"].get<std::uint64_t>() == 0 && b["fell_through"].get<std::uint64_t>() != 0) {
-      edge = b["address"].get<std::string>() + ":taken";
-      break;
+  // Edges the checked-in search found a state for (cases/standin-search.txt: "ADDR ... taken  found in"),
+  // so the budget below is known to be enough; the first of them, in address order, that the corpus
+  // took one way only.
+  std::set<std::string> findable;
+  {
+    std::ifstream report(kRoot / "cases/standin-search.txt");
+    for (std::string line; std::getline(report, line);) {
+      std::istringstream words(line);
+      std::string address, mnemonic, target, direction, found;
+      if (words >> address >> mnemonic >> target >> direction >> found && direction == "taken" && found == "found")
+        findable.insert(address + ":taken");
     }
   }
-  ASSERT_FALSE(edge.empty()) << "tyres::tyres has no half-taken branch over the corpus";
+  ASSERT_FALSE(findable.empty()) << "cases/standin-search.txt names no edge the search found";
+  std::string edge, fn;
+  for (const auto& f : j["functions"]) {
+    for (const auto& b : f["branches"]) {
+      if (b["taken"].get<std::uint64_t>() == 0 && b["fell_through"].get<std::uint64_t>() != 0 &&
+          findable.count(b["address"].get<std::string>() + ":taken") != 0) {
+        edge = b["address"].get<std::string>() + ":taken";
+        fn = f["name"].get<std::string>();
+        break;
+      }
+    }
+    if (!edge.empty()) break;
+  }
+  ASSERT_FALSE(edge.empty()) << "no function has a half-taken branch over the corpus";
   const fs::path into = g_rec->dir / "found";
   const int rc = run({"probe", kCorpus.string(), "--snapshot", g_rec->snapshot().string(), "--profile",
-                      kProfile.string(), "--search", "--fn", "tyres::tyres", "--edge", edge, "--budget", "3000",
+                      kProfile.string(), "--search", "--fn", fn, "--edge", edge, "--budget", "3000",
                       "--into", into.string()},
                      out, err);
-  // tyres::tyres has no known difference on any state the edge search finds
-  // (tests/gate/standin-search-known-differences.txt lists none): the port matches, exit 0.
+  // The port has no known difference on any state the edge search finds
+  // (tests/gate/standin-search-known-differences.txt lists none): it matches, exit 0.
   EXPECT_EQ(rc, 0) << out << err;
   EXPECT_NE(out.find("found, from case"), std::string::npos) << out;
   auto found = cases::read_corpus(into);

@@ -13,7 +13,7 @@ profile="$root/harness/profiles/pod.toml"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-"$root/scripts/record-standin" --build "$build" --no-build --steps 24 --pause-at 8 "$work/rec" >/dev/null
+"$root/scripts/record-standin" --mode emulated --build "$build" --no-build --steps 24 --pause-at 8 "$work/rec" >/dev/null
 capture() { "$lockstep" capture "$work/rec/snapshot.lks" "$work/rec/steps.log" --profile "$profile" --quiet "$@"; }
 # The old corpus and the new one differ in every file (other sampling, more functions).
 old_args=(--fn math::dot16 --fn tyres::tyres --every 3 --max 2)

@@ -109,8 +109,9 @@ TEST_F(RecordingModes, EmulatedRecordsTheSameEverywhere) {
 
 TEST_F(RecordingModes, NativeAgreesWithEmulated) {
   if (!standin_test::native_i386()) GTEST_SKIP() << standin_test::native_unavailable_reason();
-  // The checked-in corpus's recording, both ways: 200 steps, the snapshot at step 50.
-  const std::string common = "--steps 200 --pause-at 50 ";
+  // The checked-in corpus's recording (scripts/capture-standin), both ways: 400 steps, the snapshot at
+  // step 100, captured with its sampling (--every 9 --max 3).
+  const std::string common = "--steps 400 --pause-at 100 ";
   const auto nat = record_standin("--mode native " + common + "'" + (dir_ / "native").string() + "'", dir_ / "native.log");
   ASSERT_EQ(nat.rc, 0) << nat.output;
   const auto emu = record_standin("--mode emulated " + common + "'" + (dir_ / "emulated").string() + "'", dir_ / "emulated.log");
@@ -132,7 +133,7 @@ TEST_F(RecordingModes, NativeAgreesWithEmulated) {
   //    the emulated capture (the same calls, the same sampling), and the port matches every one.
   auto manifest = cases::read_manifest(kCorpus);
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
-  std::vector<std::string> args{"capture", nsnap, nlog, "--profile", kProfile.string(), "--every", "3", "--max", "3",
+  std::vector<std::string> args{"capture", nsnap, nlog, "--profile", kProfile.string(), "--every", "9", "--max", "3",
                                 "--quiet", "-o", (dir_ / "corpus").string()};
   for (const auto& f : manifest->functions) args.insert(args.end(), {"--fn", f.name});
   ASSERT_EQ(lockstep_cli(args, out), 0) << out;
