@@ -355,7 +355,7 @@ GuestAddr thread_block_base(const Pe32Image& image, std::uint64_t block_size) {
 
 }  // namespace
 
-Snapshot snapshot_from_image(const Pe32Image& image) {
+Snapshot snapshot_of_image_sections(const Pe32Image& image) {
   Snapshot snap;
   snap.meta.source = fmt::format("pe32 {}", image.what);
   snap.meta.format = "pe32";
@@ -370,6 +370,13 @@ Snapshot snapshot_from_image(const Pe32Image& image) {
     r.name = fmt::format("{} {}", image.what, p.name);
     snap.regions.push_back(std::move(r));
   }
+  snap.meta.notes.push_back("an image's sections alone: no threads, no stack, no heap, imports unresolved");
+  return snap;
+}
+
+Snapshot snapshot_from_image(const Pe32Image& image) {
+  Snapshot snap = snapshot_of_image_sections(image);
+  snap.meta.notes.clear();
 
   // The synthesized thread's block: stack, TEB, PEB, import traps (pe32.hpp gives the layout).
   const std::uint64_t trap_estimate = align_up(image.imports.size() * 8 + [&] {
@@ -433,13 +440,24 @@ Snapshot snapshot_from_image(const Pe32Image& image) {
 std::optional<ImportTrap> import_trap_at(const Snapshot& snapshot, GuestAddr eip) {
   const Region* r = snapshot.find(eip);
   if (!r || !r->name.starts_with(kImportTrapsRegionName)) return std::nullopt;
-  const std::size_t o = eip - r->base;
-  if (r->bytes[o] != 0xCC || o + 6 > r->bytes.size()) return std::nullopt;
-  ImportTrap t;
-  t.iat_slot = readers::le32(std::span<const std::uint8_t>(r->bytes), o + 1);
-  for (std::size_t i = o + 5; i < r->bytes.size() && r->bytes[i]; ++i) t.label += static_cast<char>(r->bytes[i]);
-  if (t.label.empty()) return std::nullopt;  // the page's padding, not a trap
-  return t;
+  // Walk the records from the region's start: only a record's first byte is a trap (an IAT slot's
+  // bytes inside a record may be 0xcc too).
+  const std::size_t want = eip - r->base;
+  std::size_t o = 0;
+  while (o + 6 <= r->bytes.size() && r->bytes[o] == 0xCC) {
+    std::size_t end = o + 5;
+    while (end < r->bytes.size() && r->bytes[end]) ++end;
+    if (o == want) {
+      ImportTrap t;
+      t.iat_slot = readers::le32(std::span<const std::uint8_t>(r->bytes), o + 1);
+      t.label.assign(r->bytes.begin() + static_cast<std::ptrdiff_t>(o + 5),
+                     r->bytes.begin() + static_cast<std::ptrdiff_t>(end));
+      return t;
+    }
+    if (o > want) break;
+    o = end + 1;
+  }
+  return std::nullopt;
 }
 
 Result<MapOverReport> map_image_over(Snapshot& snapshot, const Pe32Image& image) {

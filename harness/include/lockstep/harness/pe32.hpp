@@ -118,6 +118,10 @@ inline constexpr std::string_view kImportTrapsRegionName = "import traps";
 /// meta.format is "pe32".
 Snapshot snapshot_from_image(const Pe32Image& image);
 
+/// The image's pieces alone, as a loader maps them and as the file holds them (IAT slots unresolved):
+/// what snapshot_from_image starts from, and a stand-in for a process's copy of the image. No threads.
+Snapshot snapshot_of_image_sections(const Pe32Image& image);
+
 /// The import whose trap is at `eip` ("KERNEL32.dll!GetTickCount" and its IAT slot), when `eip` is the
 /// first byte of a trap in an import-traps region of `snapshot`; nullopt otherwise.
 struct ImportTrap {
