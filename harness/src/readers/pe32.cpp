@@ -348,9 +348,13 @@ GuestAddr thread_block_base(const Pe32Image& image, std::uint64_t block_size) {
     const std::uint64_t hi = std::uint64_t{c} + block_size + kImageThreadBlockGap;
     if (hi <= readers::kAddressSpaceEnd && (hi <= ib || lo >= ie)) return c;
   }
-  // Four candidates spread over the space and an image below 2 GiB of SizeOfImage limit: unreachable
-  // for a parsed image, but the last candidate is still a valid choice.
-  return kImageThreadBlockCandidates[std::size(kImageThreadBlockCandidates) - 1];
+  // An image over every candidate's window (hundreds of MiB: past Pe32Limits' default): the first
+  // 16 MiB boundary above it, or below it, that fits.
+  const std::uint64_t above = align_up(ie + kImageThreadBlockGap, 0x1000000);
+  if (above + block_size + kImageThreadBlockGap <= readers::kAddressSpaceEnd) return static_cast<GuestAddr>(above);
+  // Below the image. An image spanning nearly all 4 GiB leaves no room at all: the block then
+  // overlaps it and the snapshot fails validate(), which saving it and making a machine check.
+  return 0x00100000;
 }
 
 }  // namespace
