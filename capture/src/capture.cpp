@@ -135,6 +135,11 @@ void attach_code(cases::CaseFile& f, const harness::Snapshot& snapshot, const ha
 
 }  // namespace
 
+void attach_function_code(std::vector<cases::CaseFile>& files, const harness::Snapshot& snapshot) {
+  harness::Disassembler dis;
+  for (auto& f : files) attach_code(f, snapshot, dis);
+}
+
 Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,
                               const CaptureOptions& options) {
   using namespace lockstep::harness;
@@ -250,8 +255,7 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   if (!options.pokes.empty())
     for (auto& f : report.files)
       for (auto& c : f.cases) c.pokes = options.pokes;
-  Disassembler dis;
-  for (auto& f : report.files) attach_code(f, snapshot, dis);
+  attach_function_code(report.files, snapshot);
   return report;
 }
 

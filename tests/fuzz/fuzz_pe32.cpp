@@ -1,5 +1,5 @@
 // libFuzzer target: the PE32 reader on arbitrary bytes; a parsed image is also laid out alone and
-// mapped over a copy of itself whose bytes were flipped (every mapper path: replace, keep, report).
+// mapped over a copy of its sections whose bytes were flipped (every mapper path: replace, keep, report).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto img = parse_pe32(std::span(data, size), "fuzz.exe", limits);
   if (!img.ok()) return 0;
   (void)img->import_labels();
-  Snapshot snap = snapshot_from_image(*img);
+  if (!snapshot_from_image(*img).validate().ok()) __builtin_trap();  // the image with its synthesized thread
+  Snapshot snap = snapshot_of_image_sections(*img);
   if (!snap.validate().ok()) __builtin_trap();
   for (std::size_t i = 0; i < snap.regions.size(); i += 2) {
     Region& r = snap.regions[i];

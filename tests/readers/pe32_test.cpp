@@ -162,7 +162,7 @@ TEST_F(Pe32Real, ImportsAreTheIatSlotsObjdumpLists) {
 TEST_F(Pe32Real, SnapshotFromImageLaysOutTheLoaderView) {
   Snapshot s = snapshot_from_image(img_);
   ASSERT_TRUE(s.validate().ok());
-  EXPECT_TRUE(s.threads.empty());
+  EXPECT_EQ(s.threads.size(), 1u);  // the synthesized thread (image_alone_test checks it)
   EXPECT_EQ(s.meta.format, "pe32");
   // The routine's code bytes in the snapshot are the file's bytes at its file offset.
   const GuestAddr fn = bu_.symbols.at("_fixmul_c");
@@ -190,7 +190,7 @@ TEST_F(Pe32Real, SnapshotFromImageLaysOutTheLoaderView) {
 }
 
 TEST_F(Pe32Real, MappedOverRestoresPatchedCodeAndKeepsData) {
-  Snapshot snap = snapshot_from_image(img_);
+  Snapshot snap = snapshot_of_image_sections(img_);
   snap.meta = {};
   snap.meta.modules.push_back(Module{"C:\\games\\FIXMUL.EXE", img_.image_base, img_.size_of_image});
   // A recorder patched a code cave into the routine (an int3 and a jmp), and the game changed .data.
@@ -245,7 +245,7 @@ TEST_F(Pe32Real, MappedOverRestoresPatchedCodeAndKeepsData) {
 }
 
 TEST_F(Pe32Real, MappedOverFillsWhatTheSnapshotLacks) {
-  Snapshot snap = snapshot_from_image(img_);
+  Snapshot snap = snapshot_of_image_sections(img_);
   snap.meta.modules.clear();
   // Drop the .rdata region: the file provides it.
   const Pe32Section* rdata = nullptr;
@@ -263,7 +263,7 @@ TEST_F(Pe32Real, MappedOverFillsWhatTheSnapshotLacks) {
 }
 
 TEST_F(Pe32Real, ModuleAtAnotherBaseIsAnErrorNamingBothBases) {
-  Snapshot snap = snapshot_from_image(img_);
+  Snapshot snap = snapshot_of_image_sections(img_);
   snap.meta.modules = {Module{"/home/u/.wine/drive_c/fixmul.exe", 0x10000000, img_.size_of_image}};
   auto rep = map_image_over(snap, img_);
   ASSERT_FALSE(rep.ok());

@@ -1,5 +1,6 @@
 // lockstep capture SNAPSHOT STEPLOG --profile P --fn F ... [--every N] [--max M] [--poke ADDR=HEX ...]
 //   -o CORPUS
+// lockstep capture SNAPSHOT --calls CALLS.toml --profile P -o CORPUS (no step log: capture/docs/call-list.md)
 // Runs the profile's driver over the recorded states and writes every call of the chosen functions
 // (nested calls included) as cases into a corpus folder.
 #include <unistd.h>
@@ -8,6 +9,7 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
+#include "lockstep/capture/call_list.hpp"
 #include "lockstep/capture/capture.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
@@ -22,7 +24,7 @@ namespace lockstep::cli {
 namespace {
 
 struct CaptureArgs {
-  std::string snapshot, steplog, profile, out;
+  std::string snapshot, steplog, calls, profile, out;
   std::vector<std::string> functions, pokes;
   std::uint32_t every = 1, max = 0;
   std::string driver;
@@ -31,7 +33,44 @@ struct CaptureArgs {
   harness::MachineConfig limits;  ///< --budget, --timeout
 };
 
+/// Cases from a call list instead of a step log (--calls).
+int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
+  if (!a.steplog.empty() || !a.functions.empty() || !a.pokes.empty() || !a.driver.empty())
+    return report(io, Error::make(Errc::kUsage, "--calls replaces the step log, --fn, --poke and --driver: the call "
+                                                "list names the functions, arguments and pokes"));
+  auto profile = harness::load_profile(a.profile);
+  if (!profile.ok()) return report(io, profile.error());
+  auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
+  if (!snapshot.ok()) return report(io, snapshot.error());
+  auto list = capture::read_call_list(a.calls);
+  if (!list.ok()) return report(io, list.error());
+  auto list_bytes = read_file(a.calls);
+  if (!list_bytes.ok()) return report(io, list_bytes.error());
+  capture::CallsCaptureOptions opt;
+  opt.snapshot_sha256 = snapshot->content_sha256();
+  auto rep = capture::capture_calls(*snapshot, *profile, *list, opt);
+  if (!rep.ok()) return report(io, rep.error());
+
+  cases::Manifest m;
+  m.profile = profile->name;
+  m.snapshot_sha256 = opt.snapshot_sha256;
+  m.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
+                          std::filesystem::path(a.calls).filename().string(),
+                          std::filesystem::path(a.profile).filename().string(), to_hex(sha256(*list_bytes)));
+  if (auto s = cases::write_corpus(a.out, m, rep->capture.files); !s.ok()) return report(io, s.error());
+  for (const auto& f : rep->faults)
+    fmt::print(io.err, "lockstep: {}:{}: [[call]] #{} faulted: {}\n", a.calls, f.line, f.index + 1, f.message);
+  fmt::print(io.out, "{} of {} calls returned\n", rep->capture.runs - rep->faults.size(), rep->capture.runs);
+  for (const auto& f : rep->capture.files)
+    fmt::print(io.out, "  0x{:08x} {:<28} {} cases\n", f.function, f.name, f.cases.size());
+  fmt::print(io.out, "{} cases written to {}\n", rep->capture.cases(), a.out);
+  return rep->faults.empty() ? kExitOk : kExitGuestFault;
+}
+
 int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
+  if (!a.calls.empty()) return run_capture_calls(a, image, io);
+  if (a.steplog.empty() || a.functions.empty())
+    return report(io, Error::make(Errc::kUsage, "capture needs a step log and --fn, or --calls FILE"));
   auto jobs = parse_jobs(a.jobs);
   if (!jobs.ok()) return report(io, jobs.error());
   auto profile = harness::load_profile(a.profile);
@@ -94,9 +133,10 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
 std::function<int(Io&)> setup_capture(CLI::App& app) {
   auto a = std::make_shared<CaptureArgs>();
   app.add_option("snapshot", a->snapshot, "Whole-process snapshot (lockstep, minidump or ELF core)")->required();
-  app.add_option("steplog", a->steplog, "State log (STEP/CTRL/PHYS records)")->required();
+  app.add_option("steplog", a->steplog, "State log (STEP/CTRL/PHYS records); not with --calls");
+  app.add_option("--calls", a->calls, "Call list (TOML: [[call]] function, args, pokes) instead of a step log");
   app.add_option("--profile", a->profile, "Profile of the original (harness/profiles/pod.toml)")->required();
-  app.add_option("--fn", a->functions, "Function to capture, by name or address; repeatable")->required();
+  app.add_option("--fn", a->functions, "Function to capture, by name or address; repeatable");
   add_unsigned_option(app, "--every", a->every, "Take every Nth driver run (state-log record); default 1", 1);
   add_unsigned_option(app, "--max", a->max, "At most M cases of each function per driver run; default 0 = all");
   add_run_limits(app, a->limits, "one driver run");

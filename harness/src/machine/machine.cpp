@@ -18,6 +18,7 @@
 
 #include "descriptor_tables.hpp"
 #include "lockstep/harness/disasm.hpp"
+#include "lockstep/harness/pe32.hpp"
 
 namespace lockstep::harness {
 namespace {
@@ -180,6 +181,7 @@ const char* stop_kind_name(StopKind k) noexcept {
     case StopKind::kInvalidInstruction: return "invalid-instruction";
     case StopKind::kInterrupt: return "interrupt";
     case StopKind::kSyscall: return "syscall";
+    case StopKind::kImportWithoutStub: return "import-without-stub";
     case StopKind::kBudgetExceeded: return "budget-exceeded";
     case StopKind::kTimeout: return "timeout";
     case StopKind::kUnexpectedStop: return "unexpected-stop";
@@ -756,6 +758,11 @@ struct Machine::Impl {
       else if (intno == 3 && b.size() == 2 && b[1] == 0xcc) f.eip -= 1;
     }
     if (kind == StopKind::kFetchUnmapped || kind == StopKind::kFetchProtected) f.eip = address;
+    std::optional<ImportTrap> trap;
+    if (kind == StopKind::kInterrupt && intno == 3 && (trap = import_trap_at(snap, f.eip))) {
+      kind = f.kind = StopKind::kImportWithoutStub;
+      f.address = trap->iat_slot;
+    }
     f.instruction = disassemble(f.eip);
     for (auto& fr : frames)
       if (fr->depth > 0) f.watched_chain.push_back(fr->function);
@@ -783,6 +790,11 @@ struct Machine::Impl {
         f.message = intno == 0 ? fmt::format("interrupt 0 (divide error) at 0x{:08x}", f.eip)
                                : fmt::format("interrupt 0x{:x} at 0x{:08x}{}", intno, f.eip,
                                              intno == 0x80 ? " (a Linux system call)" : "");
+        break;
+      case StopKind::kImportWithoutStub:
+        f.message = fmt::format("{}: add a [[stub]] (pointer = 0x{:08x}, its IAT slot): the original called an "
+                                "import the image alone does not have",
+                                trap->label, trap->iat_slot);
         break;
       case StopKind::kSyscall: f.message = fmt::format("syscall at 0x{:08x}: system calls are not emulated", f.eip); break;
       case StopKind::kBudgetExceeded:

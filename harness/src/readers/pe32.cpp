@@ -313,7 +313,53 @@ Result<Pe32Image> load_pe32(const std::filesystem::path& path, const Pe32Limits&
   return parse_pe32(bytes, path.string(), limits);
 }
 
-Snapshot snapshot_from_image(const Pe32Image& image) {
+namespace {
+
+void put32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+/// The import traps: per import an int3, its IAT slot (4 bytes) and its label, NUL-terminated.
+struct Traps {
+  std::vector<std::uint8_t> bytes;
+  std::vector<GuestAddr> at;  ///< per import, in table order
+};
+
+Traps build_traps(const Pe32Image& image, GuestAddr base) {
+  Traps t;
+  for (const Pe32Import& imp : image.imports) {
+    t.at.push_back(static_cast<GuestAddr>(base + t.bytes.size()));
+    const std::string label = imp.label();
+    const std::size_t o = t.bytes.size();
+    t.bytes.resize(o + 5 + label.size() + 1, 0);
+    t.bytes[o] = 0xCC;
+    put32(t.bytes, o + 1, imp.iat_slot);
+    std::copy(label.begin(), label.end(), t.bytes.begin() + static_cast<std::ptrdiff_t>(o + 5));
+  }
+  t.bytes.resize(align_up(std::max<std::size_t>(t.bytes.size(), 1), 0x1000), 0);  // padding is no trap
+  return t;
+}
+
+/// The first candidate block address whose block (traps included) keeps the gap to the image.
+GuestAddr thread_block_base(const Pe32Image& image, std::uint64_t block_size) {
+  const std::uint64_t ib = image.image_base, ie = ib + image.size_of_image;
+  for (GuestAddr c : kImageThreadBlockCandidates) {
+    const std::uint64_t lo = c >= kImageThreadBlockGap ? c - kImageThreadBlockGap : 0;
+    const std::uint64_t hi = std::uint64_t{c} + block_size + kImageThreadBlockGap;
+    if (hi <= readers::kAddressSpaceEnd && (hi <= ib || lo >= ie)) return c;
+  }
+  // An image over every candidate's window (hundreds of MiB: past Pe32Limits' default): the first
+  // 16 MiB boundary above it, or below it, that fits.
+  const std::uint64_t above = align_up(ie + kImageThreadBlockGap, 0x1000000);
+  if (above + block_size + kImageThreadBlockGap <= readers::kAddressSpaceEnd) return static_cast<GuestAddr>(above);
+  // Below the image. An image spanning nearly all 4 GiB leaves no room at all: the block then
+  // overlaps it and the snapshot fails validate(), which saving it and making a machine check.
+  return 0x00100000;
+}
+
+}  // namespace
+
+Snapshot snapshot_of_image_sections(const Pe32Image& image) {
   Snapshot snap;
   snap.meta.source = fmt::format("pe32 {}", image.what);
   snap.meta.format = "pe32";
@@ -328,8 +374,94 @@ Snapshot snapshot_from_image(const Pe32Image& image) {
     r.name = fmt::format("{} {}", image.what, p.name);
     snap.regions.push_back(std::move(r));
   }
-  snap.meta.notes.push_back("an image alone: no threads, no stack, no heap, imports unresolved");
+  snap.meta.notes.push_back("an image's sections alone: no threads, no stack, no heap, imports unresolved");
   return snap;
+}
+
+Snapshot snapshot_from_image(const Pe32Image& image) {
+  Snapshot snap = snapshot_of_image_sections(image);
+  snap.meta.notes.clear();
+
+  // The synthesized thread's block: stack, TEB, PEB, import traps (pe32.hpp gives the layout).
+  const std::uint64_t trap_estimate = align_up(image.imports.size() * 8 + [&] {
+    std::uint64_t n = 0;
+    for (const auto& i : image.imports) n += i.label().size();
+    return n;
+  }() + 1, 0x1000);
+  const GuestAddr block = thread_block_base(image, kImageThreadBlockSize + trap_estimate);
+  const GuestAddr stack_low = block, stack_high = block + kImageStackSize;
+  const GuestAddr teb = block + kImageTebOffset, peb = block + kImagePebOffset;
+  auto add = [&](GuestAddr base, std::vector<std::uint8_t> bytes, std::uint8_t prot, std::string name) {
+    Region r;
+    r.base = base;
+    r.bytes = std::move(bytes);
+    r.prot = prot;
+    r.name = std::move(name);
+    snap.regions.push_back(std::move(r));
+  };
+  add(stack_low, std::vector<std::uint8_t>(kImageStackSize, 0), kProtRead | kProtWrite, "synthesized stack");
+  std::vector<std::uint8_t> teb_bytes(0x1000, 0);
+  put32(teb_bytes, 0x00, 0xFFFFFFFFu);  // ExceptionList: the end of the SEH chain
+  put32(teb_bytes, 0x04, stack_high);   // StackBase
+  put32(teb_bytes, 0x08, stack_low);    // StackLimit
+  put32(teb_bytes, 0x18, teb);          // Self
+  put32(teb_bytes, 0x20, 1);            // ClientId: process 1
+  put32(teb_bytes, 0x24, 1);            //           thread 1
+  put32(teb_bytes, 0x30, peb);          // ProcessEnvironmentBlock
+  // +0xe10: TlsSlots[64], zero (TlsGetValue of a fresh slot gives 0).
+  add(teb, std::move(teb_bytes), kProtRead | kProtWrite, "synthesized TEB");
+  std::vector<std::uint8_t> peb_bytes(0x1000, 0);
+  put32(peb_bytes, 0x08, image.image_base);  // ImageBaseAddress
+  add(peb, std::move(peb_bytes), kProtRead | kProtWrite, "synthesized PEB");
+  Traps traps = build_traps(image, block + kImageTrapsOffset);
+  add(block + kImageTrapsOffset, std::move(traps.bytes), kProtRead | kProtExec,
+      fmt::format("{} of {}", kImportTrapsRegionName, image.what));
+  snap.sort_regions();
+  for (std::size_t i = 0; i < image.imports.size(); ++i) {
+    std::array<std::uint8_t, 4> v{};
+    for (int k = 0; k < 4; ++k) v[k] = static_cast<std::uint8_t>(traps.at[i] >> (8 * k));
+    (void)snap.write(image.imports[i].iat_slot, v);  // parse_pe32 checked every slot lies in the image
+  }
+
+  Thread t;
+  t.tid = 1;
+  t.esp = stack_high - 0x100;
+  t.eip = image.entry_rva ? image.image_base + image.entry_rva : 0;
+  t.cs = kImageCs;
+  t.ds = t.es = t.ss = kImageDs;
+  t.fs = kImageFs;
+  t.fs_base = teb;
+  t.x87.control = 0x027f;  // what Windows starts a thread with; valid = false: the profile's word applies
+  t.x87.valid = false;
+  snap.threads.push_back(t);
+  snap.meta.notes.push_back(fmt::format(
+      "an image alone: a synthesized thread (stack 0x{:08x}..0x{:08x}, TEB 0x{:08x}, PEB 0x{:08x}), {} import(s) "
+      "pointing at traps from 0x{:08x}, no heap",
+      stack_low, stack_high, teb, peb, image.imports.size(), block + kImageTrapsOffset));
+  return snap;
+}
+
+std::optional<ImportTrap> import_trap_at(const Snapshot& snapshot, GuestAddr eip) {
+  const Region* r = snapshot.find(eip);
+  if (!r || !r->name.starts_with(kImportTrapsRegionName)) return std::nullopt;
+  // Walk the records from the region's start: only a record's first byte is a trap (an IAT slot's
+  // bytes inside a record may be 0xcc too).
+  const std::size_t want = eip - r->base;
+  std::size_t o = 0;
+  while (o + 6 <= r->bytes.size() && r->bytes[o] == 0xCC) {
+    std::size_t end = o + 5;
+    while (end < r->bytes.size() && r->bytes[end]) ++end;
+    if (o == want) {
+      ImportTrap t;
+      t.iat_slot = readers::le32(std::span<const std::uint8_t>(r->bytes), o + 1);
+      t.label.assign(r->bytes.begin() + static_cast<std::ptrdiff_t>(o + 5),
+                     r->bytes.begin() + static_cast<std::ptrdiff_t>(end));
+      return t;
+    }
+    if (o > want) break;
+    o = end + 1;
+  }
+  return std::nullopt;
 }
 
 Result<MapOverReport> map_image_over(Snapshot& snapshot, const Pe32Image& image) {

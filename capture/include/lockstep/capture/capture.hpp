@@ -101,6 +101,10 @@ struct CaptureReport {
   std::uint64_t cases() const noexcept;
 };
 
+/// Gives each case file the original function's code bytes (entry to the last instruction its jumps
+/// reach, at most 64 KiB) for the replay report's disassembly.
+void attach_function_code(std::vector<cases::CaseFile>& files, const harness::Snapshot& snapshot);
+
 /// Runs the profile's driver over the log's records and records every call of the chosen functions.
 Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,
                               const CaptureOptions& options);

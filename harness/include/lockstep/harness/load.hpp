@@ -19,7 +19,7 @@ enum class SnapshotFormat {
   kLockstep,  ///< "LKSNAP\r\n": lockstep's own file (snapshot_file.hpp)
   kMinidump,  ///< "MDMP": a Windows minidump
   kElfCore,   ///< 7f 'E' 'L' 'F': a Linux ELF core
-  kPe32,      ///< "MZ": a PE32 image alone (pe32.hpp snapshot_from_image: no threads)
+  kPe32,      ///< "MZ": a PE32 image alone (pe32.hpp snapshot_from_image: a synthesized thread)
 };
 
 const char* snapshot_format_name(SnapshotFormat f) noexcept;  ///< "lockstep", "minidump", "elf-core", "pe32", "unknown"

@@ -99,6 +99,7 @@ enum class StopKind {
   kInvalidInstruction,
   kInterrupt,           ///< int N, int3, or a CPU exception (divide error is interrupt 0)
   kSyscall,             ///< syscall / sysenter
+  kImportWithoutStub,   ///< reached the trap of an import no [[stub]] replaces (pe32.hpp import_trap_at)
   kBudgetExceeded,      ///< MachineConfig::block_budget
   kTimeout,             ///< MachineConfig::timeout_ms
   kUnexpectedStop,      ///< emulation ended elsewhere without an error (hlt at CPL 0)

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,10 +89,46 @@ Result<Pe32Image> parse_pe32(std::span<const std::uint8_t> bytes, std::string_vi
                              const Pe32Limits& limits = {});
 Result<Pe32Image> load_pe32(const std::filesystem::path& path, const Pe32Limits& limits = {});
 
-/// The image alone, as a loader lays it out: the headers (SizeOfHeaders bytes, read-only) at ImageBase
-/// and each section at ImageBase + RVA with its protection, zero-filled past its file bytes. No threads.
-/// For calling pure functions of the original without a process snapshot. meta.format is "pe32".
+/// Where snapshot_from_image puts what a loader would have made around the image: one block of
+/// `kImageThreadBlockSize` bytes plus the import traps, at the first of `kImageThreadBlockCandidates`
+/// that stays `kImageThreadBlockGap` bytes clear of the image on both sides.
+inline constexpr GuestAddr kImageThreadBlockCandidates[] = {0x7f000000, 0x50000000, 0x20000000, 0x01000000};
+inline constexpr std::uint32_t kImageThreadBlockGap = 0x100000;
+inline constexpr std::uint32_t kImageStackSize = 0x40000;  ///< block + 0: the stack (rw-), esp 0x100 below its top
+inline constexpr std::uint32_t kImageTebOffset = 0x41000;  ///< after a guard page: the TEB (rw-, one page)
+inline constexpr std::uint32_t kImagePebOffset = 0x42000;  ///< the PEB (rw-, one page)
+inline constexpr std::uint32_t kImageTrapsOffset = 0x44000;  ///< after a guard page: the import traps (r-x)
+inline constexpr std::uint32_t kImageThreadBlockSize = kImageTrapsOffset;
+/// The selectors the synthesized thread holds: Windows' user code/data selectors and its TEB selector.
+inline constexpr std::uint16_t kImageCs = 0x1b, kImageDs = 0x23, kImageFs = 0x3b;
+/// The name every import-trap region starts with (import_trap_at recognises the region by it).
+inline constexpr std::string_view kImportTrapsRegionName = "import traps";
+
+/// The image alone, as a loader lays it out, with one synthesized thread so that its functions can
+/// be called (readers.md, "Images alone"):
+/// - the headers (SizeOfHeaders bytes, read-only) at ImageBase and each section at ImageBase + RVA with
+///   its protection, zero-filled past its file bytes;
+/// - a stack of kImageStackSize bytes, a TEB (self pointer at +0x18, stack base +4 and limit +8, PEB
+///   pointer +0x30, the 64 TLS slots at +0xe10, zeroed), a PEB (ImageBaseAddress at +8);
+/// - every IAT slot pointing at its own trap in the import-traps region: an int3 followed by the IAT
+///   slot (4 bytes) and the import's label ("KERNEL32.dll!GetTickCount", NUL-terminated). A [[stub]]
+///   with `pointer` = the IAT slot sits on the trap; an import without one stops the call there.
+/// - threads[0]: esp near the stack's top, eip the entry point, cs/ds/es/ss/fs Windows' selectors,
+///   fs_base the TEB, FPU state not valid (a call starts with the profile's fpu_control_word).
+/// meta.format is "pe32".
 Snapshot snapshot_from_image(const Pe32Image& image);
+
+/// The image's pieces alone, as a loader maps them and as the file holds them (IAT slots unresolved):
+/// what snapshot_from_image starts from, and a stand-in for a process's copy of the image. No threads.
+Snapshot snapshot_of_image_sections(const Pe32Image& image);
+
+/// The import whose trap is at `eip` ("KERNEL32.dll!GetTickCount" and its IAT slot), when `eip` is the
+/// first byte of a trap in an import-traps region of `snapshot`; nullopt otherwise.
+struct ImportTrap {
+  std::string label;
+  GuestAddr iat_slot = 0;
+};
+std::optional<ImportTrap> import_trap_at(const Snapshot& snapshot, GuestAddr eip);
 
 /// One byte range where the image and the snapshot disagreed.
 struct ImageDifference {
