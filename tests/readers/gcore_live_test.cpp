@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -80,7 +81,22 @@ TEST(GcoreVersusLive, SameProcessSameBytesAndRegisters) {
   ASSERT_EQ(t.ready_line.rfind("ready ", 0), 0u) << "target did not start: '" << t.ready_line << "'";
   unsigned long marker = 0, tls = 0;
   ASSERT_EQ(std::sscanf(t.ready_line.c_str(), "ready %lx %lx", &marker, &tls), 2) << t.ready_line;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let it reach its `jmp .`
+  // Let it reach its `jmp .`: "ready" is printed before the program leaves fflush, and a process
+  // still inside the write (or just after it) changes its stack and stdio buffer between gcore and the
+  // live snapshot. On a loaded machine a fixed sleep is not enough, so wait until /proc/PID/syscall has
+  // said "running" (in user code, no system call) for three looks in a row, at most 10 s.
+  {
+    const std::string syscall_file = "/proc/" + std::to_string(t.pid) + "/syscall";
+    int running = 0;
+    for (int i = 0; i < 200 && running < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::ifstream in(syscall_file);
+      std::string word;
+      in >> word;
+      running = word == "running" ? running + 1 : 0;
+    }
+    ASSERT_EQ(running, 3) << "the target never settled in its spin loop (" << syscall_file << ")";
+  }
 
   const auto dir = std::filesystem::temp_directory_path() / ("lockstep_gcore_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
