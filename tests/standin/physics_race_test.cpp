@@ -1,4 +1,4 @@
-// The stand-in's car physics over a whole race (h3b's slice, tests/standin/src/physics/): every car
+// The stand-in's car physics over a whole race (tests/standin/src/physics/): every car
 // step keeps the documented invariants (engine 0 .. engine_max - 1 F040, springs +-7.63 F033, spin
 // held to 2.29 rad/s F064, touching counts +-1..16 F018, the catch-up's dt scale within 0.90 .. 1.008
 // F126, a gear change 15000/65536 s F020), the body's frame stays orthonormal and its points stay on

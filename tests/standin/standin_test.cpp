@@ -1,4 +1,4 @@
-// The stand-in end to end (issue 3, "Tests that must exist and pass"): it builds and runs twice with
+// The stand-in end to end: it builds and runs twice with
 // identical logs; its tables match their formulas on every entry; its arithmetic layer matches
 // port/CHOICES.md's formulas; its log parses and carries the documented blocks; a snapshot at the
 // pause holds the cars of that step's STEP record; every slice function of the profile sits at its
@@ -473,12 +473,24 @@ struct ElfSymbol {
   std::uint8_t info;
 };
 
-TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
+/// The stand-in's file and little-endian reads of it (the ELF32 header is checked by the tests).
+struct StandinFile {
+  std::vector<std::uint8_t> bytes;
+  std::uint32_t u32(std::size_t o) const { std::uint32_t v = 0; std::memcpy(&v, bytes.data() + o, 4); return v; }
+  std::uint16_t u16(std::size_t o) const { std::uint16_t v = 0; std::memcpy(&v, bytes.data() + o, 2); return v; }
+};
+
+StandinFile read_standin() {
   auto file = lockstep::read_file(STANDIN_EXE);
-  ASSERT_TRUE(file.ok());
-  const auto& elf = *file;
-  auto u32 = [&](std::size_t o) { std::uint32_t v = 0; std::memcpy(&v, elf.data() + o, 4); return v; };
-  auto u16 = [&](std::size_t o) { std::uint16_t v = 0; std::memcpy(&v, elf.data() + o, 2); return v; };
+  EXPECT_TRUE(file.ok()) << STANDIN_EXE;
+  return {file.ok() ? std::move(file).value() : std::vector<std::uint8_t>{}};
+}
+
+TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
+  const StandinFile f = read_standin();
+  const auto& elf = f.bytes;
+  auto u32 = [&](std::size_t o) { return f.u32(o); };
+  auto u16 = [&](std::size_t o) { return f.u16(o); };
   ASSERT_GE(elf.size(), 52u);
   ASSERT_EQ(std::memcmp(elf.data(), "\x7f" "ELF\x01\x01", 6), 0) << "an ELF32 little-endian file";
   ASSERT_EQ(u16(16), 2) << "ET_EXEC: static, non-PIE";
@@ -534,8 +546,8 @@ TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
       EXPECT_TRUE(profile_addresses.count(sym.value)) << name << " is not a [[function]] of the profile";
     }
   }
-  // which physics bodies are still the weak placeholders (informational: h3b's replace them)
-  // (the bodies named in src/slice.def whose symbol is still weak: placeholders.c's, not h3b's)
+  // which physics bodies are still the weak placeholders (informational: src/physics/ replaces them)
+  // (the bodies named in src/slice.def whose symbol is still weak: placeholders.c's, not src/physics/')
   std::ifstream def(std::string(LOCKSTEP_SOURCE_DIR) + "/tests/standin/src/slice.def");
   for (std::string line; std::getline(def, line);) {
     auto open = line.find("POD_FUNCTION("), comma = line.find(", ");
@@ -555,7 +567,7 @@ TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
       {"pod_round_constant", 0x4ee0c0}, {"pod_recip_table_ptr", 0x4ed42c}, {"pod_sqrt_table_ptr", 0x4ed434},
       {"pod_tls_getter_ptr", 0x4ed728}, {"pod_chassis_search_counter", 0x4f3310}, {"pod_race_block", 0x4f8d44},
       {"pod_sector_count", 0x57bf74}, {"pod_sector_table", 0x57bf78}, {"pod_frame_time", 0x621b70},
-      {"physics_step_forces", 0x4f3320} /* h3b's, placed by the profile's label (CHOICES Q1) */};
+      {"physics_step_forces", 0x4f3320} /* src/physics/'s, placed by the profile's label (CHOICES Q1) */};
   for (const auto& [name, address] : data) {
     auto it = symbols.find(name);
     ASSERT_NE(it, symbols.end()) << name;
@@ -569,18 +581,15 @@ TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
   EXPECT_EQ(byte_at(0x4c5e64), 0x05);
 }
 
-}  // namespace
-
 // The build type must not leak into the stand-in: its file's SHA-256 is recorded in every snapshot
 // (and so in the corpora's snapshot hash), and the corpora are compared with the checked-in ones. The
 // stand-in's own flags fix the optimisation level and turn debug information off (tests/standin/
 // CMakeLists.txt): a Debug or RelWithDebInfo build's -g would add .debug_* sections, which this catches.
 TEST(StandinBinary, HoldsNoDebugInformationWhateverTheBuildType) {
-  auto file = lockstep::read_file(STANDIN_EXE);
-  ASSERT_TRUE(file.ok());
-  const auto& elf = *file;
-  auto u32 = [&](std::size_t o) { std::uint32_t v = 0; std::memcpy(&v, elf.data() + o, 4); return v; };
-  auto u16 = [&](std::size_t o) { std::uint16_t v = 0; std::memcpy(&v, elf.data() + o, 2); return v; };
+  const StandinFile f = read_standin();
+  const auto& elf = f.bytes;
+  auto u32 = [&](std::size_t o) { return f.u32(o); };
+  auto u16 = [&](std::size_t o) { return f.u16(o); };
   ASSERT_GE(elf.size(), 52u);
   const std::uint32_t shoff = u32(32);
   const std::uint16_t shnum = u16(48), shstrndx = u16(50);
@@ -595,3 +604,5 @@ TEST(StandinBinary, HoldsNoDebugInformationWhateverTheBuildType) {
   }
   EXPECT_GT(sections_seen, 10);  // the section table was read at all
 }
+
+}  // namespace

@@ -1,13 +1,13 @@
 /* The stand-in's view of POD 2.8's memory: addresses, record layouts, access macros.
  *
  * The stand-in (tests/standin/README.md) lies at POD's addresses. Every address and offset here is
- * either the documents' (/work/shared/seeds, ids from /work/shared/docs/inventory.md) or chosen and
+ * either the documents' (the physics, track-world and main-loop pages; ids F/G/C/A) or chosen and
  * recorded in port/CHOICES.md ("Addresses and layout", "Track", "Race, controls and frame time").
  * Written independently of the port: nothing here comes from port/.
  *
  * Records are reached the way Watcom code reaches them: a base address plus an offset. I32(p, off)
  * is the i32 at p + off, VEC(p, off) the three i32 (a 16.16 vector) there. Car parameters that the
- * documents do not place (G01) are h3b's, in src/physics/car_params.h.
+ * documents do not place (G01) are the physics', in src/physics/car_params.h.
  *
  * C11 with GNU extensions (gcc -m32 -std=gnu11), 32-bit only.
  */
@@ -38,7 +38,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define PTR(a) ((void *)(uintptr_t)(a))      /* a 32-bit word as a pointer */
 
 /* ---- data blocks (port/CHOICES.md, "Addresses and layout") ------------------------------------ */
-#define POD_TYRE_CURVE      0x4e9a78u  /* the tyre slip curve (h3b's words, F052) */
+#define POD_TYRE_CURVE      0x4e9a78u  /* the tyre slip curve (car_params.h's words, F052) */
 #define POD_RECIP_PTR       0x4ed42cu  /* [ ] = address of the reciprocal table's entry 0 (F013) */
 #define POD_SQRT_PTR        0x4ed434u  /* [ ] = address of the square-root table's entry 0 (F012) */
 #define POD_TLS_GETTER_PTR  0x4ed728u  /* [ ] = the TLS getter rand() calls */
@@ -150,7 +150,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define PT_BOUNCE     0xd0
 #define PT_TOUCH_COUNT 0xd4 /* i32: 1..16 down, -1..-16 off */
 
-/* ---- race car, 0x558 (inventory 3.1); h3b's car_params.h adds the chosen parameter offsets ---- */
+/* ---- race car, 0x558 (inventory 3.1); physics/car_params.h adds the chosen parameter offsets ---- */
 #define CAR_POINT(i)        ((uint32_t)(i) * POINT_SIZE)  /* wheels 0..3, chassis 4 */
 #define CAR_CHASSIS         0x360
 #define CAR_WHEEL1_SECTOR   0x438
@@ -273,7 +273,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define FN_HOOK_CTRL        0x74c250u  /* eax=racer: call right after the controller returns */
 #define FN_HOOK_PHYS        0x74c260u  /* eax=racer */
 #define FN_TLS_GETTER       0x7f0000u  /* -> eax = this thread's C library block */
-/* the physics slice (h3b's, src/physics/): in the documented order of the car step */
+/* the physics slice (src/physics/): in the documented order of the car step */
 #define FN_CAR_STEP         0x41b66cu  /* eax=car, edx=driver -> eax */
 #define FN_RACER_STEP       0x49a800u  /* eax=car, edx=driver: car step, upside-down, pose (chosen) */
 #define FN_CATCH_UP         0x422be8u

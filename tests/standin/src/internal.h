@@ -32,7 +32,7 @@ int race_frame(int frame, int steps_left);
 int steplog_open(const char *path, int pause_at);
 void steplog_close(void);
 
-/* The car's set-up beyond its pose (parameters, points): h3b's, in src/physics/ (a weak placeholder in
+/* The car's set-up beyond its pose (parameters, points): in src/physics/ (a weak placeholder in
  * placeholders.c). On entry the car record is zero but for its pose: +0x498 the ground point under
  * the body's centre, +0x4a4/+0x4b0/+0x4bc forward, left, up (unit 16.16), +0x448 bit 2 for an
  * automatic car. It sets everything else the car step reads, raising the body to its rest height. */

@@ -1,4 +1,4 @@
-/* Weak placeholder bodies for the physics slice (h3b's, src/physics/): each function of slice.def has
+/* Weak placeholder bodies for the physics slice (src/physics/): each function of slice.def has
  * one, so the binary always links and every function sits at its POD address. A placeholder that is
  * called traps (ud2), except the car step and the car set-up, which do something trivial so that the
  * race, the step log and the snapshot can be tested before the physics exists. The physics' own

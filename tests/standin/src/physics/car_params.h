@@ -1,6 +1,6 @@
 /* The car's parameters and the race car's fields the documents do not place (G01-G03), and the
  * physics' shared helpers. Every offset and value here is recorded in port/CHOICES.md, "Car
- * parameters" (h3b's section); the car-step functions' own sections give their formulas.
+ * parameters" section); the car-step functions' own sections give their formulas.
  *
  * Written independently of the port: the two meet only in memory bytes. */
 #ifndef STANDIN_CAR_PARAMS_H
