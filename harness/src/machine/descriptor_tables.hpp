@@ -1,6 +1,7 @@
 // The descriptor tables the machine builds for a snapshot's thread: a one-page GDT and, when the
 // snapshot or the thread needs one, an LDT. Unicorn runs 32-bit code at CPL 0 and ignores FS/GS base
-// registers (#1529), so every segment the guest uses must be a descriptor in guest memory:
+// registers (unicorn-engine/unicorn#1529), so every segment the guest uses must be a descriptor in
+// guest memory:
 //
 //  - GDT (selector TI = 0): flat code (DPL 3) at cs's index, flat data (DPL 3) at ds's and es's, a
 //    data descriptor based at fs_base at fs's index and one at gs_base at gs's, a flat DPL 0 stack

@@ -519,7 +519,7 @@ struct Machine::Impl {
 
   // ---- recorder ----
 
-  // Unicorn 2.0.1 reports a page-crossing read three times (#1876, measured): first exactly
+  // Unicorn 2.0.1 reports a page-crossing read three times (unicorn-engine/unicorn#1876, measured): first exactly
   // (addr, size), then the two aligned loads its slow path really does, (addr & ~(size-1), size) and
   // the next one. Those two would add bytes the instruction never read, so they are skipped.
   std::uint64_t skip_a = 0, skip_b = 0;
