@@ -128,10 +128,9 @@ cases::Binding udivdi3_binding(std::uint32_t address, std::uint64_t off_by) {
                         }};
 }
 
-TEST(CallListPipeline, DllAloneCapturedFromACallListReplaysThroughABinding) {
-  const std::uint32_t fn = udivdi3_address();
-  Dir dir;
-  const auto profile = dir.write("libgcc.toml", fmt::format(R"([profile]
+/// A profile naming the DLL's __udivdi3 at `fn` (cdecl, two u64 halves each, edx:eax).
+std::filesystem::path write_udivdi3_profile(Dir& dir, std::uint32_t fn) {
+  return dir.write("libgcc.toml", fmt::format(R"([profile]
 name = "libgcc"
 
 [[function]]
@@ -142,6 +141,12 @@ args = ["a_lo:u32", "a_hi:u32", "b_lo:u32", "b_hi:u32"]
 returns = "edx:eax"
 )",
                                                             fn));
+}
+
+TEST(CallListPipeline, DllAloneCapturedFromACallListReplaysThroughABinding) {
+  const std::uint32_t fn = udivdi3_address();
+  Dir dir;
+  const auto profile = write_udivdi3_profile(dir, fn);
   // 10^12 / 7, 100 / 3 twice (repeat), 2^64-1 / 2^32.
   const auto calls = dir.write("calls.toml", R"([[call]]
 function = "udivdi3"
@@ -190,17 +195,7 @@ args = [0xffffffff, 0xffffffff, 0, 1]
 TEST(CallListPipeline, BadLinesAndImportsWithoutStubsAreReported) {
   const std::uint32_t fn = udivdi3_address();
   Dir dir;
-  const auto profile = dir.write("libgcc.toml", fmt::format(R"([profile]
-name = "libgcc"
-
-[[function]]
-address = 0x{:x}
-name = "udivdi3"
-convention = "cdecl"
-args = ["a_lo:u32", "a_hi:u32", "b_lo:u32", "b_hi:u32"]
-returns = "edx:eax"
-)",
-                                                            fn));
+  const auto profile = write_udivdi3_profile(dir, fn);
   const auto snap = dir.path / "libgcc.lks";
   std::string out;
   ASSERT_EQ(run({"snapshot", "--from", LOCKSTEP_TEST_DLL, "-o", snap.string()}, out), 0) << out;
