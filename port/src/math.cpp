@@ -105,4 +105,21 @@ void scale16(Memory& m, GuestAddr v, Fixed s, GuestAddr out) { m.put_vec3(out, s
 // FUN_004d4606
 void scale16(Memory& m, GuestAddr v, Fixed s) { m.put_vec3(v, scale16_fistp(m.vec3(v), s)); }
 
+// FUN_004d3e90: the digit-by-digit (binary restoring) square root, exact on every 64-bit value.
+std::uint32_t isqrt(std::uint64_t v) {
+  std::uint64_t root = 0;
+  std::uint64_t bit = std::uint64_t{1} << 62;
+  while (bit > v) bit >>= 2;
+  while (bit != 0) {
+    if (v >= root + bit) {
+      v -= root + bit;
+      root = (root >> 1) + bit;
+    } else {
+      root >>= 1;
+    }
+    bit >>= 2;
+  }
+  return static_cast<std::uint32_t>(root);
+}
+
 }  // namespace pod::math

@@ -6,6 +6,7 @@
 #include "common.hpp"
 #include "pod/body.hpp"
 #include "pod/collide.hpp"
+#include "pod/damage.hpp"
 #include "pod/drive.hpp"
 #include "pod/forces.hpp"
 #include "pod/frames.hpp"
@@ -176,7 +177,7 @@ Controls input_bits(Memory& m, const Car& c, const Driver& d) {
 
 }  // namespace
 
-Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch) {
+Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch, Damage damage) {
   const Car c(m, car);
   const Driver d(m, driver);
   Out out;
@@ -265,6 +266,9 @@ Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch
     m.put_vec3(fi, add(n, tang));
   }
   body::integrate(m, car, forces, &out.impacts);             // 20, with 21 (wall impacts) inside
+  // 21's damage calls, after the body's motion (F100): nothing before the step's end reads what
+  // they change (part health, the wheels' grips, rolling resistance and radius).
+  if (damage == Damage::kApplied) pod::damage::impacts(m, car, out.impacts);
   suspension::substeps(m, car);                               // 22
   suspension::place_points(m, car);                           // 23
   out.put_back = collide::track(m, car, driver);              // 24
@@ -350,18 +354,19 @@ void pose(Memory& m, GuestAddr car, GuestAddr driver) {
   wheel_roll(m, car);
 }
 
-Out racer_step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch) {
-  Out out = step_from_controls(m, car, driver, scratch);
+Out racer_step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch, Damage damage) {
+  Out out = step_from_controls(m, car, driver, scratch, damage);
   if (upside_down(m, car, driver)) out.put_back = true;
   pose(m, car, driver);
   return out;
 }
 
 // FUN_0041b66c
-Out step(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch, const Controller& controller) {
+Out step(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch, const Controller& controller,
+         Damage damage) {
   catch_up(m, car, driver);                      // 1
   if (controller) controller(m, driver, car);    // 2
-  return step_from_controls(m, car, driver, scratch);
+  return step_from_controls(m, car, driver, scratch, damage);
 }
 
 }  // namespace pod::step

@@ -76,6 +76,8 @@ lockstep::cases::BindingSet all() {
   detail::add_collide(set);
   detail::add_step(set);
   detail::add_putback(set);
+  detail::add_cars(set);
+  detail::add_damage(set);
   return set;
 }
 

@@ -1,6 +1,7 @@
 // Bindings of the body (its wall impacts and push-out), the points' frames and the suspension's
 // motion and travel.
 #include "pod/body.hpp"
+#include "pod/damage.hpp"
 #include "pod/frames.hpp"
 #include "pod/math.hpp"
 #include "pod/suspension.hpp"
@@ -9,8 +10,12 @@
 namespace pod::bindings::detail {
 
 void add_body(lockstep::cases::BindingSet& set) {
+  // The wall impacts' damage calls run where the original's consulted the option (damage_consulted),
+  // after the body's motion (F100): the same bytes.
   set.push_back(make(0x419ad0, "body::integrate", [](pod::Memory& m, const Case& c) {
-    body::integrate(m, c.in.eax, c.in.edx);
+    std::vector<body::Impact> calls;
+    body::integrate(m, c.in.eax, c.in.edx, &calls);
+    if (damage_consulted(c)) damage::impacts(m, c.in.eax, calls);
     return ret_none();
   }));
   // FUN_00416284: eax = car, edx = the body's force sum, ebx = its torque sum (vec3s in the caller's
@@ -19,10 +24,12 @@ void add_body(lockstep::cases::BindingSet& set) {
     // The sums are read only when a point is hit, as the original reads them (adding the impulses
     // one by one or all at once gives the same words: the adds wrap).
     Vec3 force, torque;
-    if (body::impacts(m, c.in.eax, force, torque) > 0) {
+    std::vector<body::Impact> calls;
+    if (body::impacts(m, c.in.eax, force, torque, &calls) > 0) {
       m.put_vec3(c.in.edx, math::add(m.vec3(c.in.edx), force));
       m.put_vec3(c.in.ebx, math::add(m.vec3(c.in.ebx), torque));
     }
+    if (damage_consulted(c)) damage::impacts(m, c.in.eax, calls);
     return ret_none();
   }));
   set.push_back(make(0x416030, "body::push_out", [](pod::Memory& m, const Case& c) {

@@ -36,6 +36,13 @@ inline GuestAddr stale_slot(const Case& c) { return c.in.esp - 0x400; }
 /// writes. None found (the call draws nothing): the default block, which such a call never reads.
 GuestAddr thread_block(const Case& c);
 
+/// True when the original's call read the damage option [0x63334c]: its wall impacts called a damage
+/// function that consults it (damage::hit). A stand-in whose damage function is a bare `ret` (the
+/// seam the corpora before the damage slice were captured with) reads nothing of it; there the port's
+/// step, which would read the option, runs with its impacts' damage reported only. Either way the
+/// port applies damage exactly where the original could have.
+bool damage_consulted(const Case& c);
+
 void add_math(lockstep::cases::BindingSet& set);
 void add_putback(lockstep::cases::BindingSet& set);
 void add_drive(lockstep::cases::BindingSet& set);
@@ -43,5 +50,7 @@ void add_forces(lockstep::cases::BindingSet& set);
 void add_body(lockstep::cases::BindingSet& set);
 void add_collide(lockstep::cases::BindingSet& set);
 void add_step(lockstep::cases::BindingSet& set);
+void add_cars(lockstep::cases::BindingSet& set);
+void add_damage(lockstep::cases::BindingSet& set);
 
 }  // namespace pod::bindings::detail

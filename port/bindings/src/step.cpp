@@ -9,6 +9,8 @@ namespace {
 /// The step's slip-ratio word: below the step's entry esp, where grip's and the tyres' entry
 /// esp − 0x400 lies (their frames are deeper than the step's).
 GuestAddr step_stale_slot(const Case& c) { return c.in.esp - 0x800; }
+/// The wall impacts' damage, applied where the original's step consulted the option.
+step::Damage step_damage(const Case& c) { return damage_consulted(c) ? step::Damage::kApplied : step::Damage::kReported; }
 }  // namespace
 
 void add_step(lockstep::cases::BindingSet& set) {
@@ -24,7 +26,7 @@ void add_step(lockstep::cases::BindingSet& set) {
         step::Scratch scratch;
         scratch.stale_slot = step_stale_slot(c);
         scratch.thread_block = thread_block(c);
-        const step::Out out = step::step_from_controls(m, c.in.eax, c.in.edx, scratch);
+        const step::Out out = step::step_from_controls(m, c.in.eax, c.in.edx, scratch, step_damage(c));
         return ret_eax(static_cast<std::int32_t>(out.chassis_move));
       },
       step_stale_slot));
@@ -36,7 +38,7 @@ void add_step(lockstep::cases::BindingSet& set) {
         step::Scratch scratch;
         scratch.stale_slot = step_stale_slot(c);
         scratch.thread_block = thread_block(c);
-        step::racer_step_from_controls(m, c.in.eax, c.in.edx, scratch);
+        step::racer_step_from_controls(m, c.in.eax, c.in.edx, scratch, step_damage(c));
         return ret_none();
       },
       step_stale_slot));

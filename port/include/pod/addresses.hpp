@@ -56,6 +56,24 @@ inline constexpr GuestAddr kDamageBlock = 0x633314;
 inline constexpr GuestAddr kFrameTime = 0x621b70;
 inline constexpr std::uint32_t kFrameTimeSize = 0x10;
 
+// --- Car against car and damage (000 "Car against car", "Damage"; 002, 003) ---
+
+/// The racers' drawn objects, 0x80 each (003); the driver's +4 points at its racer's (000, 002).
+inline constexpr GuestAddr kRaceObjects = 0x61a6d0;
+inline constexpr std::uint32_t kRaceObjectSize = 0x80;
+/// The contact record hull_test fills and the pair reads (chosen: a static block after the chassis
+/// move, so a replay compares it).
+inline constexpr GuestAddr kContact = 0x4f3380;
+inline constexpr std::uint32_t kContactSize = 0x2c;
+/// [0x61d5bc] human racers, [0x61d5c0] computer racers (003; which is which chosen, A35).
+inline constexpr GuestAddr kHumanRacers = 0x61d5bc;
+inline constexpr GuestAddr kComputerRacers = 0x61d5c0;
+/// The part-chain macro that turns a part into its template (000 "Damage"): the only macro the
+/// chains hold.
+inline constexpr GuestAddr kToTemplate = 0x4545a8;
+/// Sound effects (eax = car, edx = slot); the car contact plays slot 7 (F097).
+inline constexpr GuestAddr kSoundEffect = 0x4b8d64;
+
 // --- Track world (002, inventory 2.2) ---
 
 /// [0x57bf74] number of sectors; [0x57bf78] pointer to the 0x3c-byte sector records (000, 002).

@@ -222,6 +222,76 @@ class Driver : public RecordView {
                                                         // (chosen reading of A37: a pointer)
 };
 
+/// A hull, 0x1c bytes (seven words, 002; inventory 3.9): the box of its object's vertices, in the
+/// object's own frame (F147), and the radius of its x and y half sizes (F148).
+class Hull : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0x1c;
+  static constexpr Field<Vec3> half{0x00};      // (max − min) >> 1
+  static constexpr Field<Fixed> radius{0x0c};   // √(x² + y²) of the half sizes
+  static constexpr Field<Vec3> centre{0x10};    // (max + min) >> 1
+};
+
+/// A racer's drawn (race) object, 0x80 bytes at 0x61a6d0 + 0x80 × racer, the driver's +4 (000, 002,
+/// 003; inventory 3.10). Its matrix holds the car's axes as columns, stored row by row (F089; A26).
+class RaceObject : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0x80;
+  static constexpr int kBodyParts = 6;  // body set 0's six parts carry a health (F101, F146)
+  static constexpr int kFirstWheelPart = 6;  // wheels 0..3 are parts 6..9 (F092)
+  static constexpr int kParts = 10;  // F146
+  static constexpr Field<std::int32_t> part_count{0x00};
+  static constexpr Field<GuestAddr> parts{0x04};  // the address of a list of part addresses (chosen, u32 each)
+  static constexpr Field<GuestAddr> hull{0x44};   // the whole car's hull (a pointer, A01)
+  static constexpr std::uint32_t kMatrix = 0x48;  // 3 × 3 i32, row r at +0x48 + 12r
+  static constexpr Field<Vec3> position{0x6c};
+  /// Axis k (0 forward, 1 left, 2 up): column k of the matrix.
+  Vec3 axis(int k) const {
+    const std::uint32_t c = kMatrix + 4u * static_cast<std::uint32_t>(k);
+    return Vec3{get(Field<Fixed>{c}), get(Field<Fixed>{c + 12}), get(Field<Fixed>{c + 24})};
+  }
+  /// Part i's address: the i-th word of the part list.
+  GuestAddr part(int i) const { return memory().u32(get(parts) + 4u * static_cast<std::uint32_t>(i)); }
+};
+
+/// A part of a drawn object (002 "The cars' drawn objects"; inventory 3.10): 18 body objects in three
+/// sets of six and four wheels (F145). Size and the vertex fields chosen (the raceport/racetwin table).
+class Part : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0xa4;                  // chosen
+  static constexpr Field<std::uint32_t> vertex_count{0x00};     // chosen
+  static constexpr Field<GuestAddr> vertices{0x04};             // chosen: vec3s in the object's frame
+  static constexpr Field<GuestAddr> hull{0x34};                 // a pointer (A01)
+  static constexpr Field<GuestAddr> chain{0x38};                // the macro chain, 0 = none
+  static constexpr Field<std::int32_t> health{0x3c};            // 2,000,000 at the start (F101)
+  static constexpr Field<Vec3> offset{0x98};                    // placement in the object (body parts)
+};
+
+/// An element of a part's macro chain, (macro, argument, next) (000 "Damage"; 12 bytes chosen).
+class ChainElement : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 12;
+  static constexpr Field<GuestAddr> macro{0x0};     // code address: damage::to_template, 0x4545a8
+  static constexpr Field<GuestAddr> argument{0x4};  // the template part
+  static constexpr Field<GuestAddr> next{0x8};      // 0 = the end
+};
+
+/// The contact record hull_test writes and the pair reads (chosen: a static block at 0x4f3380).
+class Contact : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0x2c;
+  static constexpr Field<Vec3> normal{0x00};     // unit, from a's centre to b's
+  static constexpr Field<Fixed> overlap{0x0c};   // reach − distance (F091)
+  static constexpr Field<Vec3> point{0x10};      // the facing corners' midpoint, world
+  static constexpr Field<Vec3> spread{0x1c};     // half their x, y, z distances
+  static constexpr Field<Fixed> distance{0x28};  // between the hull centres
+};
+
 /// A sector, 0x3c bytes, [0x57bf74] of them at [0x57bf78] (000, 002; inventory 3.4).
 class Sector : public RecordView {
  public:

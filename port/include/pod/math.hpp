@@ -123,6 +123,10 @@ Vec3 scale16(const Vec3& v, Fixed s);
 /// put-back passes 0x5555 (F082). Out of range saturates to 0x80000000 where scale16 wraps.
 Vec3 scale16_fistp(const Vec3& v, Fixed s);
 
+/// FUN_004d3e90 — the square root the hull radius is taken through (G11; chosen: eax = the low word,
+/// edx = the high word of an unsigned 64-bit value, eax = its exact integer square root, rounded down).
+std::uint32_t isqrt(std::uint64_t v);
+
 // --- The same routines at the original's interface (Watcom registers: eax, edx, ebx). ---
 
 /// FUN_004d41a0: eax = a, edx = b (addresses of three i32); returns eax.

@@ -10,10 +10,13 @@
 
 #include "pod/addresses.hpp"
 #include "pod/body.hpp"
+#include "pod/cars.hpp"
 #include "pod/collide.hpp"
+#include "pod/damage.hpp"
 #include "pod/drive.hpp"
 #include "pod/forces.hpp"
 #include "pod/frames.hpp"
+#include "pod/hulls.hpp"
 #include "pod/layout.hpp"
 #include "pod/math.hpp"
 #include "pod/memory.hpp"

@@ -84,6 +84,12 @@ struct Out {
   std::vector<Smoke> smoke;
 };
 
+/// What the step does with its wall impacts' damage calls (stage 21, F099): report them in
+/// Out::impacts only, or also apply them (damage::hit, which reads the damage option itself) after
+/// the body's motion (F100). A game with the damage option on applies them; the two are the same
+/// bytes when the option [0x63334c] is 0.
+enum class Damage { kReported, kApplied };
+
 /// The controller (stage 2): `call [driver+0xc]` with eax = driver, edx = car. It writes the
 /// driver's input bits +0x34 and the analog amounts +0x40, +0x44, +0x48 (and may write car +0x4ec).
 using Controller = std::function<void(Memory& m, GuestAddr driver, GuestAddr car)>;
@@ -97,11 +103,12 @@ void catch_up(Memory& m, GuestAddr car, GuestAddr driver);
 /// FUN_0041b66c — the whole car step (eax = car, edx = driver): stage 1, the controller (none: the
 /// driver's input is left as it is), then step_from_controls.
 Out step(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch = Scratch{},
-         const Controller& controller = {});
+         const Controller& controller = {}, Damage damage = Damage::kReported);
 
 /// The car step from right after the controller (0x41b6f6, the step log's CTRL point) to its end:
 /// stages 3..32. A CTRL record's state through this gives the PHYS record's.
-Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch = Scratch{});
+Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch = Scratch{},
+                       Damage damage = Damage::kReported);
 
 /// FUN_0041a714 — skid marks and smoke: each skidding wheel emits a puff (smoke_emit), then each
 /// wheel's last sector +0x20 = its sector +0x1c. Puffs are also reported in `smoke` (drawing is the
@@ -137,7 +144,8 @@ void wheel_roll(Memory& m, GuestAddr car);
 
 /// One racer's turn in the simulation step (F025): the car step from its controls, upside-down, then
 /// the pose and the wheels' roll (the stand-in keeps this per-racer body at 0x49a800).
-Out racer_step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch = Scratch{});
+Out racer_step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch = Scratch{},
+                             Damage damage = Damage::kReported);
 
 /// Stage 29 — the touching counters +0xd4 (F018): 1..16 while down, −1..−16 while off.
 void touching_counters(Memory& m, GuestAddr car);
