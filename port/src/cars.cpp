@@ -184,6 +184,8 @@ void carry(Memory& m, GuestAddr car, GuestAddr normal, Fixed impulse, GuestAddr 
 // FUN_0042127c
 PairOut pair(Memory& m, int racer_a, int racer_b) {
   PairOut out;
+  out.racer_a = racer_a;
+  out.racer_b = racer_b;
   const GuestAddr driver_a = addr::kDrivers + static_cast<std::uint32_t>(racer_a) * addr::kDriverSize;
   const GuestAddr driver_b = addr::kDrivers + static_cast<std::uint32_t>(racer_b) * addr::kDriverSize;
   const GuestAddr object_a = Driver(m, driver_a).get(Driver::object);

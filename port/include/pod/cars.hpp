@@ -48,6 +48,8 @@ void carry(Memory& m, GuestAddr car, GuestAddr normal, Fixed impulse, GuestAddr 
 /// What one pair did besides the state it wrote (the caller's share, 000 "Car against car": the
 /// beacon test after each push, the damage record for the display).
 struct PairOut {
+  int racer_a = 0;
+  int racer_b = 0;
   bool contact = false;
   Fixed impulse = 0;
   /// The sound slots played (0x4b8d64, eax = car, edx = slot), with the car: F097's slot 7.
