@@ -18,8 +18,11 @@ using math::mul16;
 
 namespace {
 
-/// |d| ≤ limit, |d| taken as unsigned (|−2^31| = 2^31); a negative limit holds nothing.
-bool within(Fixed d, Fixed limit) { return limit >= 0 && uabs(d) <= static_cast<std::uint32_t>(limit); }
+/// |v| as the original's 32-bit negation: |−2^31| stays −2^31 (the table of choices).
+Fixed abs32(Fixed v) { return v < 0 ? wrap_neg(v) : v; }
+
+/// |d| ≤ limit, compared signed.
+bool within(Fixed d, Fixed limit) { return abs32(d) <= limit; }
 
 /// The hull centre c (object frame) in the world: position + c.x·axis0 + c.y·axis1 + c.z·axis2, each
 /// term a mul16, added in that order per component.
@@ -86,8 +89,8 @@ int hull_test(Memory& m, GuestAddr object_a, GuestAddr object_b, GuestAddr conta
   const Vec3 axes_b[3] = {ob.axis(0), ob.axis(1), ob.axis(2)};
   const Vec3 half_a = ha.get(Hull::half), half_b = hb.get(Hull::half);
   Fixed reach = 0;  // F090: Σ |n · axis| × half size over both boxes
-  for (int k = 0; k < 3; ++k) reach = wrap_add(reach, mul16(static_cast<Fixed>(uabs(dot16(n, axes_a[k]))), half_a[k]));
-  for (int k = 0; k < 3; ++k) reach = wrap_add(reach, mul16(static_cast<Fixed>(uabs(dot16(n, axes_b[k]))), half_b[k]));
+  for (int k = 0; k < 3; ++k) reach = wrap_add(reach, mul16(abs32(dot16(n, axes_a[k])), half_a[k]));
+  for (int k = 0; k < 3; ++k) reach = wrap_add(reach, mul16(abs32(dot16(n, axes_b[k])), half_b[k]));
   const Fixed overlap = wrap_sub(reach, distance);  // F091
   if (overlap <= 0) return 0;
   // F091: the contact is the midpoint of the facing corners, half their distances its spread.
@@ -96,7 +99,7 @@ int hull_test(Memory& m, GuestAddr object_a, GuestAddr object_b, GuestAddr conta
   Vec3 point, spread;
   for (int j = 0; j < 3; ++j) {
     point[j] = wrap_add(corner_a[j], corner_b[j]) >> 1;
-    spread[j] = static_cast<Fixed>(uabs(wrap_sub(corner_a[j], corner_b[j])) >> 1);
+    spread[j] = abs32(wrap_sub(corner_a[j], corner_b[j])) >> 1;
   }
   const Contact c(m, contact);
   c.set(Contact::normal, n);
@@ -164,12 +167,12 @@ void carry(Memory& m, GuestAddr car, GuestAddr normal, Fixed impulse, GuestAddr 
   const Field<Vec3> axes[3] = {Car::forward, Car::left, Car::up};
   Vec3 dir;
   Fixed along = 0;
-  std::uint32_t best = 0;
+  Fixed best = 0;
   for (int k = 0; k < 3; ++k) {  // F094: the own axis nearest the normal; ties keep the first
     const Vec3 axis = c.get(axes[k]);
     const Fixed d = dot16(n, axis);
-    if (k == 0 || uabs(d) > best) {
-      best = uabs(d);
+    if (k == 0 || abs32(d) > best) {
+      best = abs32(d);
       dir = axis;
       along = d;
     }
