@@ -90,6 +90,23 @@ TEST_F(CarsWorld, F090_PositionsWithinTheSummedRadiiOnEachAxis) {
   EXPECT_NEAR(contact().get(Contact::normal).z / kU, 1.0, 4.0 / kU);
 }
 
+// The reads stop at the first failing test (the table of choices: the original reads only what its
+// tests reach, and a replay fails on a byte the port reads beyond them): far apart on x, neither the
+// y and z positions nor the matrices nor the half sizes are read.
+TEST_F(CarsWorld, HullTestReadsStopAtTheFirstFailingAxis) {
+  const RaceObject a = object(0, kUnit, kUnit), b = object(1, kUnit, kUnit);
+  frame(b, 0.0, Vec3{10 << 16, 0, 0});
+  podtest::RecordingMemory rec(w.m);
+  EXPECT_EQ(pod::cars::hull_test(rec, a.addr(), b.addr(), pod::addr::kContact), 0);
+  for (const RaceObject& o : {a, b}) {
+    EXPECT_FALSE(rec.read_in(o.addr() + 0x70, o.addr() + 0x78)) << "y, z positions";
+    EXPECT_FALSE(rec.read_in(o.addr() + RaceObject::kMatrix, o.addr() + RaceObject::kMatrix + 36)) << "matrix";
+    const pod::GuestAddr h = o.get(RaceObject::hull);
+    EXPECT_FALSE(rec.read_in(h, h + 0xc)) << "half sizes";
+  }
+  EXPECT_FALSE(rec.wrote_in(pod::addr::kContact, pod::addr::kContact + pod::addr::kContactSize));
+}
+
 // F090, F091: along the normal the boxes' reach Σ |n · axis| × half size must pass the distance; the
 // overlap is reach − distance. A box turned by 45° reaches √2 along x where an aligned one reaches 1.
 TEST_F(CarsWorld, F090_F091_ReachAlongTheNormalPassesTheDistance) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include "pod/body.hpp"
@@ -76,6 +77,10 @@ TEST_F(FactsDamage, F098_OnlyWithTheOptionOnAndTheBlockWordZero) {
   option(0);
   pod::damage::hit(w.m, car.addr(), kAllSix, 1000000);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(health(i), 2000000);
+  podtest::RecordingMemory rec(w.m);
+  pod::damage::hit(rec, car.addr(), kAllSix, 1000000);
+  EXPECT_EQ(rec.reads, (std::set<pod::GuestAddr>{0x63334c, 0x63334d, 0x63334e, 0x63334f})) << "the option only";
+  EXPECT_TRUE(rec.writes.empty());
   option(1);
   w.m.put_i32(pod::addr::kDamageBlock, 1);
   pod::damage::hit(w.m, car.addr(), kAllSix, 1000000);
