@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "pod/cars.hpp"
@@ -119,7 +120,7 @@ TEST_F(CarsWorld, F090_F091_ReachAlongTheNormalPassesTheDistance) {
   EXPECT_NEAR(contact().get(Contact::distance) / kU, 1.9, 1.9 * kLength);
   frame(b, 0.0, Vec3{World::fx(2.3), 0, 0});
   EXPECT_EQ(test(a, b), 0);
-  frame(b, M_PI / 4, Vec3{World::fx(2.3), 0, 0});
+  frame(b, std::numbers::pi / 4, Vec3{World::fx(2.3), 0, 0});
   ASSERT_EQ(test(a, b), 1);
   EXPECT_NEAR(contact().get(Contact::overlap) / kU, 1.0 + std::sqrt(2.0) - 2.3, 3 * 2.3 * kLength);
 }

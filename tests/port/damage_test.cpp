@@ -2,6 +2,7 @@
 // wall impacts' damage applied.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <vector>
