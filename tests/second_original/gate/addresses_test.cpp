@@ -70,7 +70,7 @@ TEST(CrawlAddresses, ThePortsFunctionTableTargetsAreAtTheirSymbols) {
 
 #else
 TEST(CrawlAddresses, NeedTheMingwBuild) {
-  GTEST_SKIP() << "i686-w64-mingw32-gcc/nm/strip not found at configure time: crawl.exe and its symbol table "
+  GTEST_SKIP() << "i686-w64-mingw32-gcc/nm not found at configure time: crawl.exe and its symbol table "
                   "are not built";
 }
 #endif
