@@ -5,13 +5,13 @@
 
 #include <bit>
 #include <cmath>
-#include <map>
+#include <iostream>
+#include <optional>
 #include <string>
 
 #include "crawl/bindings.hpp"
 #include "crawl/game.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/cases/replay_memory.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -99,40 +99,28 @@ TEST(CrawlGate, ThePortsClockIsTheProfilesStub) {
 
 // --- The gate's power: one function's binding replaced by a plausible wrong port.
 
-/// The bindings with `name`'s run replaced.
-cases::BindingSet with_broken(const std::string& name, std::function<cases::PortEffects(const cases::Case&)> run) {
+using crawl::Memory;
+using crawl::bindings::Returned;
+using crawl::bindings::stack_arg;
+namespace entity = crawl::entity;
+namespace world = crawl::world;
+
+/// The bindings with `name`'s body replaced.
+cases::BindingSet with_broken(const std::string& name, crawl::bindings::Body body) {
   cases::BindingSet set = crawl::bindings::all();
   for (auto& b : set)
-    if (b.name == name) b.run = std::move(run);
+    if (b.name == name) b = crawl::bindings::bind(b.address, b.name, body);
   return set;
 }
 
-/// Runs `body` over a case's replay memory, as the real bindings do.
-template <class Body>
-cases::PortEffects run_port(const cases::Case& c, Body body) {
-  cases::ReplayMemory rm(c);
-  struct Mem final : crawl::Memory {
-    explicit Mem(cases::ReplayMemory& m) : m_(m) {}
-    std::uint64_t load(crawl::GuestAddr a, unsigned n) override { return m_.load_le(a, n); }
-    void store(crawl::GuestAddr a, std::uint64_t v, unsigned n) override { m_.store_le(a, v, n); }
-    cases::ReplayMemory& m_;
-  } mem(rm);
-  cases::PortEffects fx;
-  body(mem, fx);
-  fx.writes = rm.writes();
-  fx.outside_reads = rm.outside_reads();
-  return fx;
-}
-
-std::uint32_t arg(crawl::Memory& m, const cases::Case& c, unsigned n) { return m.u32(c.in.esp + 4 + 4 * n); }
+float stack_float(Memory& m, const cases::Case& c, unsigned n) { return std::bit_cast<float>(stack_arg(m, c, n)); }
 
 TEST(CrawlGatePower, FixedMulRoundingToNearestFails) {
   // The shift rounds toward minus infinity; a porter who rounds to nearest breaks -1 x 1 and more.
-  const auto r = replay_with(with_broken("fixed::mul", [](const cases::Case& c) {
-    return run_port(c, [&](crawl::Memory& m, cases::PortEffects& fx) {
-      const std::int64_t p = std::int64_t{static_cast<std::int32_t>(arg(m, c, 0))} * static_cast<std::int32_t>(arg(m, c, 1));
-      fx.eax = static_cast<std::uint32_t>((p + 0x8000) >> 16);
-    });
+  const auto r = replay_with(with_broken("fixed::mul", [](Memory& m, const cases::Case& c) {
+    const std::int64_t p = std::int64_t{static_cast<std::int32_t>(stack_arg(m, c, 0))} *
+                           static_cast<std::int32_t>(stack_arg(m, c, 1));
+    return Returned{static_cast<std::uint32_t>((p + 0x8000) >> 16), std::nullopt};
   }));
   ASSERT_NE(outcome(r, "fixed::mul"), nullptr);
   EXPECT_GT(outcome(r, "fixed::mul")->mismatched, 0u);
@@ -140,33 +128,28 @@ TEST(CrawlGatePower, FixedMulRoundingToNearestFails) {
 
 TEST(CrawlGatePower, TileAtComparingSignedFails) {
   // tile_at compares its indices unsigned: a negative one is outside. Compared signed, it reads a
-  // byte before the row — one the original never read.
-  const auto r = replay_with(with_broken("map::tile_at", [](const cases::Case& c) {
-    return run_port(c, [&](crawl::Memory& m, cases::PortEffects& fx) {
-      const auto tx = static_cast<std::int32_t>(c.in.edx), ty = static_cast<std::int32_t>(arg(m, c, 0));
-      const crawl::GuestAddr map = c.in.ecx;
-      if (tx >= m.i32(map) || ty >= m.i32(map + 4)) {
-        fx.eax = 1;
-        return;
-      }
-      fx.eax = m.u8(map + 0x0c + static_cast<std::uint32_t>(ty * 16 + tx));
-    });
+  // byte before the row, one the original never read.
+  const auto r = replay_with(with_broken("map::tile_at", [](Memory& m, const cases::Case& c) {
+    const auto tx = static_cast<std::int32_t>(c.in.edx), ty = static_cast<std::int32_t>(stack_arg(m, c, 0));
+    const crawl::GuestAddr map = c.in.ecx;
+    if (tx >= m.i32(map + crawl::map::kWidth) || ty >= m.i32(map + crawl::map::kHeight))
+      return Returned{crawl::kWall, std::nullopt};
+    return Returned{m.u8(map + crawl::map::kTiles + static_cast<std::uint32_t>(ty * 16 + tx)), std::nullopt};
   }));
   ASSERT_NE(outcome(r, "map::tile_at"), nullptr);
   EXPECT_GT(outcome(r, "map::tile_at")->mismatched, 0u);
+  EXPECT_GT(outcome(r, "map::tile_at")->outside_reads, 0u);
 }
 
 TEST(CrawlGatePower, AngleWrapWithFloatConstantsFails) {
   // The original compares with and subtracts the 80-bit PI_F GCC keeps for `3.14159265f`; a port in
   // floats (what a C++ compiler on SSE makes of the same source) wraps pi's float the other way.
-  const auto r = replay_with(with_broken("angle::wrap", [](const cases::Case& c) {
-    return run_port(c, [&](crawl::Memory& m, cases::PortEffects& fx) {
-      float a = std::bit_cast<float>(arg(m, c, 0));
-      const float pi = 3.14159265f, two_pi = 6.28318530f;
-      for (int turns = 0; a > pi && turns < 4; ++turns) a -= two_pi;
-      for (int turns = 0; a <= -pi && turns < 4; ++turns) a += two_pi;
-      fx.st0 = a;
-    });
+  const auto r = replay_with(with_broken("angle::wrap", [](Memory& m, const cases::Case& c) {
+    float a = stack_float(m, c, 0);
+    const float pi = 3.14159265f;
+    for (int turns = 0; a > pi && turns < 4; ++turns) a -= 2.0f * pi;
+    for (int turns = 0; a <= -pi && turns < 4; ++turns) a += 2.0f * pi;
+    return Returned{0, a};
   }));
   ASSERT_NE(outcome(r, "angle::wrap"), nullptr);
   EXPECT_GT(outcome(r, "angle::wrap")->mismatched, 0u);
@@ -175,22 +158,21 @@ TEST(CrawlGatePower, AngleWrapWithFloatConstantsFails) {
 TEST(CrawlGatePower, MoveTestingTheUnroundedPositionFails) {
   // The new position is stored as a float before anything uses it; a port that keeps it in double
   // for the wall test and the odometer writes other odometer bytes.
-  const auto r = replay_with(with_broken("motion::move", [](const cases::Case& c) {
-    return run_port(c, [&](crawl::Memory& m, cases::PortEffects& fx) {
-      const crawl::GuestAddr w = c.in.ecx, e = c.in.edx;
-      const double dt = std::bit_cast<float>(arg(m, c, 0));
-      const double x = m.f32(e + 8), y = m.f32(e + 12);
-      const double nx = x + double{m.f32(e + 16)} * dt, ny = y + double{m.f32(e + 20)} * dt;
-      if (crawl::tile_blocked(m, w, crawl::x87_truncate(nx * 65536.0), crawl::x87_truncate(ny * 65536.0))) {
-        m.put_u8(e + 5, static_cast<std::uint8_t>(m.u8(e + 5) | 2));
-        return;
-      }
-      m.put_f64(e + 0x28, m.f64(e + 0x28) + std::sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y)));
-      m.put_f32(e + 8, static_cast<float>(nx));
-      m.put_f32(e + 12, static_cast<float>(ny));
-      m.put_u8(e + 5, static_cast<std::uint8_t>(m.u8(e + 5) & ~2));
-      fx.eax = 1;
-    });
+  const auto r = replay_with(with_broken("motion::move", [](Memory& m, const cases::Case& c) {
+    const crawl::GuestAddr w = c.in.ecx, e = c.in.edx;
+    const double dt = stack_float(m, c, 0);
+    const double x = m.f32(e + entity::kPosX), y = m.f32(e + entity::kPosY);
+    const double nx = x + double{m.f32(e + entity::kVelX)} * dt, ny = y + double{m.f32(e + entity::kVelY)} * dt;
+    const auto flags = m.u8(e + entity::kFlags);
+    if (crawl::tile_blocked(m, w + world::kMap, crawl::x87_truncate(nx * 65536.0), crawl::x87_truncate(ny * 65536.0))) {
+      m.put_u8(e + entity::kFlags, static_cast<std::uint8_t>(flags | entity::kBlocked));
+      return Returned{};
+    }
+    m.put_f64(e + entity::kOdometer, m.f64(e + entity::kOdometer) + std::sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y)));
+    m.put_f32(e + entity::kPosX, static_cast<float>(nx));
+    m.put_f32(e + entity::kPosY, static_cast<float>(ny));
+    m.put_u8(e + entity::kFlags, static_cast<std::uint8_t>(flags & ~entity::kBlocked));
+    return Returned{1, std::nullopt};
   }));
   ASSERT_NE(outcome(r, "motion::move"), nullptr);
   EXPECT_GT(outcome(r, "motion::move")->mismatched, 0u);
@@ -199,25 +181,23 @@ TEST(CrawlGatePower, MoveTestingTheUnroundedPositionFails) {
 TEST(CrawlGatePower, WorldUpdateWithoutTheEightEntityLimitFails) {
   // world_update looks at no more than 8 entities whatever entity_count says (the corpus has a world
   // claiming 20); a port without the limit reads past the world, bytes the original never read.
-  const auto r = replay_with(with_broken("world::update", [](const cases::Case& c) {
-    return run_port(c, [&](crawl::Memory& m, cases::PortEffects& fx) {
-      const crawl::GuestAddr w = arg(m, c, 0);
-      const float dt = std::bit_cast<float>(arg(m, c, 1));
-      const std::int32_t n = m.i32(w + 0xd0);
-      m.put_u32(w + 0xcc, crawl::bindings::kStubTickCount);
-      std::uint32_t alive = 0;
-      for (std::int32_t i = 0; i < n; ++i) {
-        const crawl::GuestAddr e = w + 0xd8 + static_cast<std::uint32_t>(i) * 0x30;
-        if (!(m.u8(e + 5) & 1)) continue;
-        if (m.u32(m.u32(e)) == crawl::code::kWalkerThink)
-          crawl::walker_think(m, e, w, dt);
-        else
-          crawl::turret_think(m, e, w, dt);
-        m.put_u32(e + 0x24, crawl::bindings::kStubTickCount);
-        alive += m.u8(e + 5) & 1u;
-      }
-      fx.eax = alive;
-    });
+  const auto r = replay_with(with_broken("world::update", [](Memory& m, const cases::Case& c) {
+    const crawl::GuestAddr w = stack_arg(m, c, 0);
+    const float dt = stack_float(m, c, 1);
+    const std::int32_t n = m.i32(w + world::kEntityCount);
+    m.put_u32(w + world::kTick, crawl::bindings::kStubTickCount);
+    std::uint32_t alive = 0;
+    for (std::int32_t i = 0; i < n; ++i) {
+      const crawl::GuestAddr e = w + world::kEntities + static_cast<std::uint32_t>(i) * entity::kSize;
+      if (!(m.u8(e + entity::kFlags) & entity::kAlive)) continue;
+      if (m.u32(m.u32(e + entity::kVtbl) + crawl::vtbl::kThink) == crawl::code::kWalkerThink)
+        crawl::walker_think(m, e, w, dt);
+      else
+        crawl::turret_think(m, e, w, dt);
+      m.put_u32(e + entity::kLastTick, crawl::bindings::kStubTickCount);
+      alive += m.u8(e + entity::kFlags) & entity::kAlive;
+    }
+    return Returned{alive, std::nullopt};
   }));
   ASSERT_NE(outcome(r, "world::update"), nullptr);
   EXPECT_GT(outcome(r, "world::update")->mismatched, 0u);

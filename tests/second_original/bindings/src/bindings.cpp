@@ -40,26 +40,21 @@ class StubClock final : public Platform {
   std::uint32_t tick_count() const override { return kStubTickCount; }
 };
 
-struct Returned {
-  std::uint32_t eax = 0;
-  std::optional<double> st0;
-};
-
-using Body = std::function<Returned(Memory&, const Case&)>;
-
-/// Stack argument n. One the original never read (world_update of a world with no entity never loads
-/// its dt) is not read here either, and passed as 0: nothing the original did depended on it, and a
-/// read would be reported as a read of a byte the case cannot vouch for.
-std::uint32_t stack_arg(Memory& m, const Case& c, unsigned n) {
-  const GuestAddr at = c.in.esp + 4 + 4 * n;
-  return c.inputs.contains_all(at, 4) ? m.u32(at) : 0;
-}
 float stack_float(Memory& m, const Case& c, unsigned n) { return std::bit_cast<float>(stack_arg(m, c, n)); }
 std::int32_t stack_i32(Memory& m, const Case& c, unsigned n) { return static_cast<std::int32_t>(stack_arg(m, c, n)); }
 
 Returned eax(std::int32_t v) { return {static_cast<std::uint32_t>(v), std::nullopt}; }
 Returned st0(double v) { return {0, v}; }
 Returned none() { return {}; }
+
+}  // namespace
+
+// An argument the original never read is passed as 0: nothing the original did depended on it, and
+// reading it would be reported as a read of a byte the case cannot vouch for.
+std::uint32_t stack_arg(Memory& m, const Case& c, unsigned n) {
+  const GuestAddr at = c.in.esp + 4 + 4 * n;
+  return c.inputs.contains_all(at, 4) ? m.u32(at) : 0;
+}
 
 lockstep::cases::Binding bind(GuestAddr address, std::string name, Body body) {
   return {address, std::move(name), [body = std::move(body)](const Case& c) {
@@ -78,8 +73,6 @@ lockstep::cases::Binding bind(GuestAddr address, std::string name, Body body) {
             return fx;
           }};
 }
-
-}  // namespace
 
 lockstep::cases::BindingSet all() {
   lockstep::cases::BindingSet set;
