@@ -18,8 +18,8 @@ float CRAWL_CDECL angle_wrap(float a) {
   return a;
 }
 
-/* The straight-line distance between two entities, in double (the build's -fno-math-errno makes sqrt
- * the x87's fsqrt). */
+/* The straight-line distance between two entities, in double (mingw's sqrt: fsqrt at the x87's
+ * precision). */
 double CRAWL_CDECL entity_distance(const Entity* a, const Entity* b) {
   const double dx = a->pos.x - b->pos.x;
   const double dy = a->pos.y - b->pos.y;
