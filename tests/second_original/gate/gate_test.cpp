@@ -84,13 +84,16 @@ TEST(CrawlGate, ThePortsClockIsTheProfilesStub) {
   EXPECT_EQ(tick->action, harness::StubSpec::Action::kValue);
   EXPECT_EQ(tick->value, crawl::bindings::kStubTickCount);
   // And the corpus shows it: world::update stamps the world's tick with it.
+  const harness::InstanceSpec* world = profile().instance_by_name("world");
+  ASSERT_NE(world, nullptr);
+  const std::uint32_t tick_at = world->base + crawl::world::kTick;
   bool seen = false;
   for (const auto& file : corpus().files)
     for (const auto& c : file.cases)
       if (c.name == "world::update") {
-        ASSERT_TRUE(c.writes.contains_all(0x409020 + 0xcc, 4));
+        ASSERT_TRUE(c.writes.contains_all(tick_at, 4));
         std::uint32_t v = 0;
-        for (int i = 3; i >= 0; --i) v = v << 8 | *c.writes.get(0x409020 + 0xcc + static_cast<unsigned>(i));
+        for (int i = 3; i >= 0; --i) v = v << 8 | *c.writes.get(tick_at + static_cast<unsigned>(i));
         EXPECT_EQ(v, tick->value);
         seen = true;
       }
