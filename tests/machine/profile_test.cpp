@@ -179,6 +179,25 @@ TEST(Labels, AddressesNeverWrap) {
   EXPECT_TRUE(parse_poke("0xffffffff=00", l).ok());
 }
 
+// An integer argument may be negative (two's complement); an address may not.
+TEST(Labels, NegativeArgumentsAreTwosComplement) {
+  auto p = parse_profile(kGood, "t.toml");
+  ASSERT_TRUE(p.ok());
+  Labeler l(*p);
+  auto u32_of = [&](std::string_view text) -> std::uint32_t {
+    auto a = parse_call_arg(text, ArgType::kI32, l);
+    EXPECT_TRUE(a.ok()) << text;
+    return a.ok() ? a->word : 0;
+  };
+  EXPECT_EQ(u32_of("-3"), 0xfffffffdu);
+  EXPECT_EQ(u32_of("-0x10000"), 0xffff0000u);
+  EXPECT_EQ(u32_of("-2147483648"), 0x80000000u);
+  EXPECT_FALSE(parse_call_arg("-2147483649", ArgType::kI32, l).ok());
+  EXPECT_FALSE(parse_call_arg("-", ArgType::kI32, l).ok());
+  EXPECT_FALSE(parse_call_arg("-car[3]", ArgType::kI32, l).ok());
+  EXPECT_FALSE(l.resolve("-3").ok());
+}
+
 TEST(Profile, NumbersParse) {
   EXPECT_EQ(*parse_u32("0x41b66c"), 0x41b66cu);
   EXPECT_EQ(*parse_u32("12"), 12u);

@@ -263,6 +263,14 @@ Result<Arg> parse_call_arg(std::string_view text, ArgType type, const Labeler& l
     if (s.empty() || end != s.c_str() + s.size()) return Error::make(Errc::kUsage, "argument '{}' is not a number", text);
     return Arg::f(d);
   }
+  // A negative integer argument ("-3", "-0x10000") is passed as its 32-bit two's complement. Only an
+  // argument takes a sign: an address (resolve) never does, so "-1" cannot name the top of memory.
+  if (!text.empty() && text.front() == '-') {
+    auto magnitude = parse_address(text.substr(1));
+    if (!magnitude.ok() || *magnitude > 0x80000000u)
+      return Error::make(Errc::kUsage, "argument '{}' is not a number from -2^31 to -1", text);
+    return Arg::u32(static_cast<std::uint32_t>(0u - *magnitude));
+  }
   LOCKSTEP_TRY(GuestAddr v, labels.resolve(text));
   return Arg::u32(v);
 }
