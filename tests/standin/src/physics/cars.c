@@ -5,12 +5,12 @@
  * tie-break, the push amounts, the order inside a pair): the third slice's choices. */
 #include "objects.h"
 
-static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline int32_t comp(const vec3 *v, int k) { return k == 0 ? v->x : k == 1 ? v->y : v->z; }
+STANDIN_INLINE int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+STANDIN_INLINE int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+STANDIN_INLINE int32_t comp(const vec3 *v, int k) { return k == 0 ? v->x : k == 1 ? v->y : v->z; }
 
 /* 0x423fd8 cars::centre_distance(eax = a, edx = b): the length of b - a. */
-int32_t cars_centre_distance(uint32_t a, uint32_t b, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t cars_centre_distance(uint32_t a, uint32_t b, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   vec3 d;
   vsub(&d, PTR(b), PTR(a));
@@ -20,7 +20,7 @@ int32_t cars_centre_distance(uint32_t a, uint32_t b, uint32_t ebx, uint32_t ecx)
 /* 0x423c64 cars::normal(eax = a, edx = b, ebx = out): the unit vector from a to b (each component
  * divided by the length, which comes through the square-root table); (0, 0, 1) when a = b. Returns
  * the length. */
-int32_t cars_normal(uint32_t a, uint32_t b, uint32_t out, uint32_t ecx) {
+STANDIN_CODE int32_t cars_normal(uint32_t a, uint32_t b, uint32_t out, uint32_t ecx) {
   (void)ecx;
   vec3 d;
   vsub(&d, PTR(b), PTR(a));
@@ -37,7 +37,7 @@ int32_t cars_normal(uint32_t a, uint32_t b, uint32_t out, uint32_t ecx) {
 }
 
 /* The hull's centre in the world: the object's position + the centre along the object's axes. */
-static vec3 world_centre(uint32_t obj, uint32_t hull) {
+STANDIN_INLINE vec3 world_centre(uint32_t obj, uint32_t hull) {
   vec3 c = *VEC(obj, OBJECT_POSITION);
   const vec3 *h = VEC(hull, HULL_CENTRE);
   for (int k = 0; k < 3; k++) {
@@ -52,7 +52,7 @@ static vec3 world_centre(uint32_t obj, uint32_t hull) {
 
 /* The box's corner that faces along `sign` x the normal: centre +- each half size along its axis
  * (+ when n . axis >= 0). `dots` are n . axis_k; `towards` is +1 for a (facing b), -1 for b. */
-static vec3 facing_corner(uint32_t obj, uint32_t hull, vec3 centre, const int32_t dots[3], int towards) {
+STANDIN_INLINE vec3 facing_corner(uint32_t obj, uint32_t hull, vec3 centre, const int32_t dots[3], int towards) {
   vec3 c = centre;
   for (int k = 0; k < 3; k++) {
     vec3 axis = object_axis(obj, k);
@@ -69,7 +69,7 @@ static vec3 facing_corner(uint32_t obj, uint32_t hull, vec3 centre, const int32_
  * within the summed radii on each axis, the centres within that distance, then the two boxes' reach
  * along the normal past the distance. On a contact the record gets the normal, the overlap, the
  * midpoint of the facing corners, half their distances and the centres' distance, and eax = 1. */
-int32_t cars_hull_test(uint32_t a, uint32_t b, uint32_t contact, uint32_t ecx) {
+STANDIN_CODE int32_t cars_hull_test(uint32_t a, uint32_t b, uint32_t contact, uint32_t ecx) {
   (void)ecx;
   uint32_t ha = U32(a, OBJECT_HULL), hb = U32(b, OBJECT_HULL);
   int32_t reach_limit = wadd(I32(ha, HULL_RADIUS), I32(hb, HULL_RADIUS));
@@ -115,7 +115,7 @@ int32_t cars_hull_test(uint32_t a, uint32_t b, uint32_t contact, uint32_t ecx) {
  * near the contact (bit i = part i). In the object's frame, a part lies at its offset (+0x98; the
  * wheels, parts 6 to 9, at their wheel point, F092) plus its hull's centre; it is near when on each
  * axis the contact is within its half size plus the contact's largest spread. */
-int32_t cars_mark_parts(uint32_t obj, uint32_t car, uint32_t contact, uint32_t ecx) {
+STANDIN_CODE int32_t cars_mark_parts(uint32_t obj, uint32_t car, uint32_t contact, uint32_t ecx) {
   (void)ecx;
   const vec3 *pos = VEC(obj, OBJECT_POSITION);
   const vec3 *spread = VEC(contact, CONTACT_SPREAD);
@@ -155,7 +155,7 @@ int32_t cars_mark_parts(uint32_t obj, uint32_t car, uint32_t contact, uint32_t e
 /* 0x420adc cars::impulse(eax = car a, edx = car b, ebx = normal): F093. The closing speed along the
  * normal (a's velocity less b's) x ((2 ma mb / (ma + mb)) >> 8) / (dt << 8), dt the frame's time;
  * 0 when the cars part. */
-int32_t cars_impulse(uint32_t a, uint32_t b, uint32_t normal, uint32_t ecx) {
+STANDIN_CODE int32_t cars_impulse(uint32_t a, uint32_t b, uint32_t normal, uint32_t ecx) {
   (void)ecx;
   vec3 dv;
   vsub(&dv, VEC(a, CAR_VELOCITY), VEC(b, CAR_VELOCITY));
@@ -172,15 +172,15 @@ int32_t cars_impulse(uint32_t a, uint32_t b, uint32_t normal, uint32_t ecx) {
  * impulse along the car's own axis nearest the normal (the largest |n . axis|, the first on a tie,
  * turned to the normal's side) into the carried force, and r x F about the body's centre into the
  * carried torque (world axes). */
-int32_t cars_carry(uint32_t car, uint32_t normal, uint32_t impulse, uint32_t point) {
-  static const uint32_t axes[3] = {CAR_FORWARD, CAR_LEFT, CAR_UP};
+STANDIN_CODE int32_t cars_carry(uint32_t car, uint32_t normal, uint32_t impulse, uint32_t point) {
+  /* forward, left and up lie one after another from +0x4a4 */
   int best = 0;
   int32_t best_dot = 0;
   for (int k = 0; k < 3; k++) {
-    int32_t d = dot16(PTR(normal), VEC(car, axes[k]));
+    int32_t d = dot16(PTR(normal), VEC(car, CAR_FORWARD + 12 * k));
     if (k == 0 || iabs(d) > iabs(best_dot)) best = k, best_dot = d;
   }
-  vec3 dir = *VEC(car, axes[best]);
+  vec3 dir = *VEC(car, CAR_FORWARD + 12 * best);
   if (best_dot < 0) dir = (vec3){-dir.x, -dir.y, -dir.z};
   vec3 force, r, torque;
   scale16(&dir, (int32_t)impulse, &force);
@@ -196,7 +196,7 @@ int32_t cars_carry(uint32_t car, uint32_t normal, uint32_t impulse, uint32_t poi
  * (along the normal), each followed by its damage; b pushed by half the overlap along the normal and a
  * back, each with its points placed again, then both drawn objects placed again (which turns the
  * wheels once more, F096); the contact sound bit. Returns the impulse (0 without a contact). */
-int32_t cars_pair(uint32_t ra, uint32_t rb, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t cars_pair(uint32_t ra, uint32_t rb, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   uint32_t da = DRIVER(ra), db = DRIVER(rb), ca = CAR(ra), cb = CAR(rb);
   uint32_t oa = U32(da, DRV_OBJECT), ob = U32(db, DRV_OBJECT);
@@ -238,7 +238,7 @@ int32_t cars_pair(uint32_t ra, uint32_t rb, uint32_t ebx, uint32_t ecx) {
 /* 0x42196c cars::collisions(): every pair of racers once, in order (F088): (0,1), (0,2) ... (6,7).
  * The racers: humans + computers ([0x61d5bc] + [0x61d5c0]). The props' part of the pass (after the
  * pairs in POD) is not in the stand-in. */
-int32_t cars_collisions(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t cars_collisions(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)eax, (void)edx, (void)ebx, (void)ecx;
   int32_t racers = I32(POD_HUMAN_COUNT, 0) + I32(POD_COMPUTER_COUNT, 0);
   for (int32_t a = 0; a < racers; a++)

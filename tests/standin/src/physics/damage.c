@@ -10,7 +10,7 @@
 #define AXLE_ROLLING    0x7a148  /* 7.63 */
 
 /* The drawn object of a race car: its driver's +4 (the same racer number). */
-static uint32_t car_object(uint32_t car) {
+STANDIN_INLINE uint32_t car_object(uint32_t car) {
   uint32_t racer = (car - POD_CARS) / CAR_SIZE;
   return U32(DRIVER(racer), DRV_OBJECT);
 }
@@ -21,7 +21,7 @@ static uint32_t car_object(uint32_t car) {
  * value). A part that reaches 0 breaks: without a chain it stays at 0; with one the chain runs and the
  * part's new health is its template's plus the (negative) excess, at least 0 (F103). Each break hurts
  * the part's wheels (F105). A part already at 0 stays at 0 and breaks no more. */
-int32_t damage_hit(uint32_t car, uint32_t parts, uint32_t strength, uint32_t ecx) {
+STANDIN_CODE int32_t damage_hit(uint32_t car, uint32_t parts, uint32_t strength, uint32_t ecx) {
   (void)ecx;
   int32_t option = I32(POD_DAMAGE_OPTION, 0);
   if (option == 0) return 0;
@@ -63,7 +63,7 @@ int32_t damage_hit(uint32_t car, uint32_t parts, uint32_t strength, uint32_t ecx
 /* 0x4545a8 damage::to_template(eax = part, edx = template): the only macro of the part chains. The
  * part becomes its template: hull, chain and health; its offsets and placement stay (F104). The
  * display's picture swap (the same macro on the race display's car) is not in the stand-in. */
-int32_t damage_to_template(uint32_t part, uint32_t template, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t damage_to_template(uint32_t part, uint32_t template, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   U32(part, PART_HULL) = U32(template, PART_HULL);
   U32(part, PART_CHAIN) = U32(template, PART_CHAIN);
@@ -72,7 +72,7 @@ int32_t damage_to_template(uint32_t part, uint32_t template, uint32_t ebx, uint3
 }
 
 /* 0x415270 damage::wheel(eax = car, edx = wheel): grips x 0.95, rolling resistance + radius^2 x 15.26. */
-int32_t damage_wheel(uint32_t car, uint32_t wheel, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t damage_wheel(uint32_t car, uint32_t wheel, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   uint32_t p = car + CAR_POINT(wheel);
   I32(p, PT_SIDE_GRIP) = mul16(I32(p, PT_SIDE_GRIP), WHEEL_GRIP_KEPT);
@@ -85,7 +85,7 @@ int32_t damage_wheel(uint32_t car, uint32_t wheel, uint32_t ebx, uint32_t ecx) {
 /* 0x4152ac damage::axle(eax = car, edx = first wheel): wheels first and first + 1 (F105's pairs 0 and 1,
  * 2 and 3; C18: a side rather than an axle, by 003's numbering), grips x 0.97, each rolling resistance
  * + radius^2 x 7.63. */
-int32_t damage_axle(uint32_t car, uint32_t first, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t damage_axle(uint32_t car, uint32_t first, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   for (uint32_t w = first; w < first + 2; w++) {
     uint32_t p = car + CAR_POINT(w);
@@ -98,7 +98,7 @@ int32_t damage_axle(uint32_t car, uint32_t first, uint32_t ebx, uint32_t ecx) {
 }
 
 /* 0x415318 damage::wheels_hurt(eax = car, edx = part bits): F105, every set bit in ascending order. */
-int32_t damage_wheels_hurt(uint32_t car, uint32_t bits, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t damage_wheels_hurt(uint32_t car, uint32_t bits, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   if (bits & 0x01) POD_CALL2(FN_WHEEL_HURT, car, 1);
   if (bits & 0x02) POD_CALL2(FN_WHEEL_HURT, car, 3);

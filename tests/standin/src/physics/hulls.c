@@ -10,11 +10,11 @@
 /* The box accumulated so far: min and max per axis. */
 typedef struct box { int32_t min[3], max[3]; } box;
 
-static void box_start(box *b) {
+STANDIN_INLINE void box_start(box *b) {
   for (int k = 0; k < 3; k++) b->min[k] = BOX_MIN_START, b->max[k] = BOX_MAX_START;
 }
 
-static void box_add(box *b, uint32_t vertices, uint32_t count) {
+STANDIN_INLINE void box_add(box *b, uint32_t vertices, uint32_t count) {
   for (uint32_t i = 0; i < count; i++) {
     const int32_t *v = PTR(vertices + 12 * i);
     for (int k = 0; k < 3; k++) {
@@ -25,7 +25,7 @@ static void box_add(box *b, uint32_t vertices, uint32_t count) {
 }
 
 /* half sizes (max - min) >> 1 and centre (max + min) >> 1, 32-bit wrapping, arithmetic shifts */
-static void box_store(const box *b, uint32_t hull) {
+STANDIN_INLINE void box_store(const box *b, uint32_t hull) {
   int32_t *half = PTR(hull + HULL_HALF), *centre = PTR(hull + HULL_CENTRE);
   for (int k = 0; k < 3; k++) {
     half[k] = (int32_t)((uint32_t)b->max[k] - (uint32_t)b->min[k]) >> 1;
@@ -35,7 +35,7 @@ static void box_store(const box *b, uint32_t hull) {
 
 /* 0x4713c8 world::hull_box(eax = vertices, edx = count, ebx = hull): the box of `count` vec3
  * vertices into the hull's half sizes and centre; the radius is left alone. */
-int32_t world_hull_box(uint32_t vertices, uint32_t count, uint32_t hull, uint32_t ecx) {
+STANDIN_CODE int32_t world_hull_box(uint32_t vertices, uint32_t count, uint32_t hull, uint32_t ecx) {
   (void)ecx;
   box b;
   box_start(&b);
@@ -46,7 +46,7 @@ int32_t world_hull_box(uint32_t vertices, uint32_t count, uint32_t hull, uint32_
 
 /* 0x4d3e90 math::sqrt(eax = low, edx = high): the square root of the unsigned 64-bit edx:eax,
  * rounded down, bit by bit from the top. */
-int32_t math_sqrt(uint32_t low, uint32_t high, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t math_sqrt(uint32_t low, uint32_t high, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   uint64_t n = ((uint64_t)high << 32) | low;
   uint32_t root = 0;
@@ -59,7 +59,7 @@ int32_t math_sqrt(uint32_t low, uint32_t high, uint32_t ebx, uint32_t ecx) {
 
 /* 0x423b48 world::hull_radius(eax = hull): sqrt(x^2 + y^2) of the x and y half sizes (F148: z not
  * included), the squares and their sum in 64 bits; stored at +0xc and returned. */
-int32_t world_hull_radius(uint32_t hull, uint32_t edx, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t world_hull_radius(uint32_t hull, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)edx, (void)ebx, (void)ecx;
   int64_t x = I32(hull, HULL_HALF), y = I32(hull, HULL_HALF + 4);
   uint64_t sum = (uint64_t)(x * x) + (uint64_t)(y * y);
@@ -69,7 +69,7 @@ int32_t world_hull_radius(uint32_t hull, uint32_t edx, uint32_t ebx, uint32_t ec
 }
 
 /* 0x420300 world::part_hull(eax = part): the part's hull (+0x34) from its own vertices. */
-int32_t world_part_hull(uint32_t part, uint32_t edx, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t world_part_hull(uint32_t part, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)edx, (void)ebx, (void)ecx;
   uint32_t hull = U32(part, PART_HULL);
   POD_CALL3(FN_HULL_BOX, U32(part, PART_VERTICES), U32(part, PART_VERTEX_COUNT), hull);
@@ -79,7 +79,7 @@ int32_t world_part_hull(uint32_t part, uint32_t edx, uint32_t ebx, uint32_t ecx)
 
 /* 0x4203c8 world::prisme(eax = object): "Prisme": each of the ten parts gets a new hull from its own
  * vertices, then the whole car's hull (+0x44) is the box of all ten parts' vertices (no offsets). */
-int32_t world_prisme(uint32_t object, uint32_t edx, uint32_t ebx, uint32_t ecx) {
+STANDIN_CODE int32_t world_prisme(uint32_t object, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)edx, (void)ebx, (void)ecx;
   uint32_t list = U32(object, OBJECT_PART_LIST);
   for (int i = 0; i < NUM_PARTS; i++) POD_CALL1(FN_PART_HULL, U32(list, 4 * i));

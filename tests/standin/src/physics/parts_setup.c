@@ -23,12 +23,12 @@
 #define WHEEL_HALF_Y 0x2666  /* 0.15 */
 #define WHEEL_HALF_Z 0x599a  /* 0.35 */
 
-static void box_vertices(uint32_t at, const int32_t lo[3], const int32_t hi[3]) {
+STANDIN_INLINE void box_vertices(uint32_t at, const int32_t lo[3], const int32_t hi[3]) {
   for (int i = 0; i < 8; i++)
     *VEC(at + 12u * (uint32_t)i, 0) = (vec3){(i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]};
 }
 
-void parts_setup(uint32_t object, int racer) {
+STANDIN_CODE void parts_setup(uint32_t object, int racer) {
   uint32_t first = (uint32_t)racer * PARTS_PER_RACER;
   for (int j = 0; j < PARTS_PER_RACER; j++) {
     uint32_t k = first + (uint32_t)j;
@@ -37,9 +37,8 @@ void parts_setup(uint32_t object, int racer) {
     int32_t lo[3], hi[3];
     if (j < 18) {
       int set = j / 6, bit = j % 6, row = bit / 2, left = (bit % 2) == 0;
-      static const int32_t x_lo[3] = {X_REAR, X_MID_LO, X_MID_HI}, x_hi[3] = {X_MID_LO, X_MID_HI, X_FRONT};
-      lo[0] = x_lo[row] + (row == 0 ? set * SET_SHORTER : 0);
-      hi[0] = x_hi[row] - (row == 2 ? set * SET_SHORTER : 0);
+      lo[0] = row == 0 ? X_REAR + set * SET_SHORTER : row == 1 ? X_MID_LO : X_MID_HI;
+      hi[0] = row == 0 ? X_MID_LO : row == 1 ? X_MID_HI : X_FRONT - set * SET_SHORTER;
       lo[1] = left ? 0 : -Y_SIDE;
       hi[1] = left ? Y_SIDE : 0;
       lo[2] = Z_LOW;
