@@ -137,6 +137,8 @@ call("a damaged set's part", "world::part_hull", [part(2, 9)])
 call("a wheel part", "world::part_hull", [part(0, 18)])
 call("a part with no vertices", "world::part_hull", [part(3, 1)], [part(3, 1) + "=" + u32(0)])
 call("Prisme on racer 0's object: ten part hulls and the whole car's", "world::prisme", ["object[0]"])
+call("Prisme with a part of no vertices (wheel 2's): the box of the other nine", "world::prisme", ["object[5]"],
+     [part(5, 20) + "=" + u32(0)])
 call("Prisme with a front part's vertex pulled out to x = 3, z = -1", "world::prisme", ["object[4]"],
      ["0x%x=%s" % (0x64B000 + (4 * 22 + 4) * 0x60 + 12 * 7, vec(3, 1.2, -1))])
 
@@ -191,6 +193,9 @@ for why, local, spread in [
 call("parts near: the object turned 90 degrees, a contact at its front left", "cars::mark_parts",
      ["object[0]", "car[0]", "contact[0]"],
      place(0, HERE, yaw(90)) + contact(add(HERE, (1.0, (-1.1, 1.9, 0.0))), (0.05, 0.05, 0.05)))
+call("parts near: an object counting eleven parts (the eleventh, racer 1's part 0 by the list after racer 0's, placed by its offset)",
+     "cars::mark_parts", ["object[0]", "car[0]", "contact[0]"],
+     place(0, HERE) + contact(add(HERE, (1.0, (-1.3, 0.6, -0.6))), (0.02, 0.02, 0.02)) + ["object[0]=" + u32(11)])
 call("parts near: an object holding six parts (no wheels)", "cars::mark_parts", ["object[0]", "car[0]", "contact[0]"],
      place(0, HERE) + contact(add(HERE, (1.0, (1.3, 0.9, -0.5))), (0.02, 0.02, 0.02)) + ["object[0]=" + u32(6)])
 
@@ -226,6 +231,7 @@ NOSE = (3.8, 0.2, 0)  # b ahead of a, overlapping
 pairs = [
     ("apart: nothing", scene((0, 8, 0)), [0, 1]),
     ("racer 7 has no drawn object", [], [0, 7]),
+    ("racer 7 first: the first car has no drawn object", [], [7, 0]),
     ("overlapping, standing: pushed apart, impulse 0", scene(SIDE), [0, 1]),
     ("overlapping, separating: impulse 0, still pushed", scene(SIDE, va=(0, -2, 0), vb=(0, 3, 0)), [0, 1]),
     ("closing at 5: a weak impulse, neither car's contact bit", scene(SIDE, va=(0, 5, 0)), [0, 1]),
@@ -237,6 +243,7 @@ pairs = [
     ("nose to tail, b turned 30 degrees, closing at 15", scene(NOSE, yaw(30), va=(15, 0, 0)), [0, 1]),
     ("the pair the other way round (b first)", scene(SIDE, va=(0, 20, 0)), [1, 0]),
     ("overlapping but b has no part near: b's list empty", scene(SIDE, va=(0, 20, 0)) + ["object[1]=" + u32(0)], [0, 1]),
+    ("overlapping but a has no part near: a's list empty", scene(SIDE, va=(0, 20, 0)) + ["object[0]=" + u32(0)], [0, 1]),
     ("closing at 120, damage off", scene(SIDE, va=(0, 120, 0)) + damage(0), [0, 1]),
     ("closing at 120, damage on (all six parts)", scene(SIDE, va=(0, 120, 0)) + damage(1), [0, 1]),
     ("closing at 120, damage on (the contact's parts)", scene(SIDE, va=(0, 120, 0)) + damage(2), [0, 1]),
@@ -256,6 +263,7 @@ call("collisions: racers 0 and 1 overlapping, damage on", "cars::collisions", []
      scene(SIDE, va=(0, 120, 0)) + damage(2))
 call("collisions: two racers counted", "cars::collisions", [],
      scene(SIDE, va=(0, 20, 0)) + ["racer_counts=" + u32(1) + u32(1)])
+call("collisions: one racer: no pair", "cars::collisions", [], ["racer_counts=" + u32(1) + u32(0)])
 call("collisions: no racers", "cars::collisions", [], ["racer_counts=" + u32(0) + u32(0)])
 
 # ---- damage::hit (F098, F102, F103) on racer 0 -------------------------------------------------------

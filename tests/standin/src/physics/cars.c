@@ -142,11 +142,11 @@ STANDIN_CODE int32_t cars_mark_parts(uint32_t obj, uint32_t car, uint32_t contac
     } else {
       for (int k = 0; k < 3; k++) offset[k] = I32(part, PART_OFFSET + 4 * k);
     }
+    int32_t place[3];
+    for (int k = 0; k < 3; k++) place[k] = wadd(offset[k], I32(hull, HULL_CENTRE + 4 * k));
     int near = 1;
-    for (int k = 0; k < 3 && near; k++) {
-      int32_t place = wadd(offset[k], I32(hull, HULL_CENTRE + 4 * k));
-      near = iabs(wsub(q[k], place)) <= wadd(I32(hull, HULL_HALF + 4 * k), slack);
-    }
+    for (int k = 0; k < 3 && near; k++)
+      near = iabs(wsub(q[k], place[k])) <= wadd(I32(hull, HULL_HALF + 4 * k), slack);
     if (near) mask |= 1u << i;
   }
   return (int32_t)mask;
