@@ -77,15 +77,17 @@ STANDIN_CODE int32_t world_part_hull(uint32_t part, uint32_t edx, uint32_t ebx, 
   return 0;
 }
 
-/* 0x4203c8 world::prisme(eax = object): "Prisme": each of the ten parts gets a new hull from its own
- * vertices, then the whole car's hull (+0x44) is the box of all ten parts' vertices (no offsets). */
+/* 0x4203c8 world::prisme(eax = object): "Prisme": each of the object's parts (its count at +0, ten)
+ * gets a new hull from its own vertices, then the whole car's hull (+0x44) is the box of all the
+ * parts' vertices (no offsets). */
 STANDIN_CODE int32_t world_prisme(uint32_t object, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)edx, (void)ebx, (void)ecx;
+  int32_t count = I32(object, OBJECT_PART_COUNT);
   uint32_t list = U32(object, OBJECT_PART_LIST);
-  for (int i = 0; i < NUM_PARTS; i++) POD_CALL1(FN_PART_HULL, U32(list, 4 * i));
+  for (int i = 0; i < count; i++) POD_CALL1(FN_PART_HULL, U32(list, 4 * i));
   box b;
   box_start(&b);
-  for (int i = 0; i < NUM_PARTS; i++) {
+  for (int i = 0; i < count; i++) {
     uint32_t part = U32(list, 4 * i);
     box_add(&b, U32(part, PART_VERTICES), U32(part, PART_VERTEX_COUNT));
   }
