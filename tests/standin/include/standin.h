@@ -26,6 +26,13 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define FX_ONE 0x10000
 
 /* ---- access to records by offset ------------------------------------------------------------ */
+/* Code that must not move the C runtime's .text and .rodata (the race stores the torque curve's
+ * address in every car, so the step log would change): placed after POD's last function by the
+ * generated linker script (ldgen). A file that uses it keeps every function and constant out of .text
+ * and .rodata: its helpers carry it too, and it has no const tables. */
+#define STANDIN_CODE __attribute__((section(".pod.code"), noinline))
+#define STANDIN_INLINE static inline __attribute__((always_inline))
+
 #define AT(type, base, off) (*(type *)((uintptr_t)(base) + (uint32_t)(off)))
 #define I32(base, off) AT(int32_t, base, off)
 #define U32(base, off) AT(uint32_t, base, off)

@@ -9,7 +9,10 @@
 // section .pod.fn.XXXXXXXX) and every [[label]] / [[instance]] (.pod.d.NAME initialised,
 // .bss.pod.NAME zero) is placed with `. = address - region`. Two items that overlap make ld refuse to
 // move the location counter backwards; a .pod.* section the profile does not place lands in
-// .pod.unplaced, which an ASSERT requires to be empty.
+// .pod.unplaced, which an ASSERT requires to be empty. The stand-in's own code marked STANDIN_CODE
+// (input section .pod.code) follows the last function of POD's code range, so that adding it leaves
+// the C runtime's sections, and the addresses the race stores in the cars (the torque curve's), where
+// they were.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -44,6 +47,8 @@ constexpr Region kRegions[] = {
     {".pod.bss3", 0x7f1000, 0x900000, Kind::kNoBits},
 };
 constexpr std::uint32_t kUnplacedAddress = 0x900000;
+// Where .pod.code lands: after every function placed in POD's code range.
+constexpr const char* kOwnCodeRegion = ".pod.text";
 
 struct Item {
   std::uint32_t address = 0;
@@ -178,6 +183,9 @@ int main(int argc, char** argv) {
       pod << "    . = " << hex(item.address - r.begin) << "; /* " << hex(item.address) << " " << item.what
           << " */\n    " << input << "\n";
     }
+    // The stand-in's own code that must not move the C runtime's sections (.pod.code: STANDIN_CODE in
+    // standin.h) goes after the last function of POD's code range.
+    if (std::string(r.section) == kOwnCodeRegion) pod << "    . = ALIGN(16);\n    KEEP(*(.pod.code))\n";
     pod << "    . = " << hex(r.end - r.begin) << ";\n  }" << (r.kind == Kind::kCode ? " =0xcccccccc" : "") << "\n";
   }
   pod << "  .pod.unplaced " << hex(kUnplacedAddress) << " : { *(.pod.*) *(.bss.pod.*) }\n";

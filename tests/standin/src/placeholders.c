@@ -9,6 +9,13 @@
 #include "pod_call.h"
 #include "standin_math.h"
 
+/* The third slice's placeholders sit with their bodies in .pod.code (STANDIN_CODE, standin.h). */
+#define TRAP_OWN(name)                                                                                  \
+  __attribute__((weak, section(".pod.code"))) int32_t name(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) { \
+    (void)eax, (void)edx, (void)ebx, (void)ecx;                                                          \
+    __builtin_trap();                                                                                    \
+  }
+
 #define TRAP(name)                                                                   \
   __attribute__((weak)) int32_t name(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) { \
     (void)eax, (void)edx, (void)ebx, (void)ecx;                                      \
@@ -59,6 +66,24 @@ TRAP(step_pose)
 TRAP(step_wheel_roll)
 TRAP(racer_step)
 TRAP(math_qdiv)
+TRAP_OWN(world_hull_box)
+TRAP_OWN(math_sqrt)
+TRAP_OWN(world_hull_radius)
+TRAP_OWN(world_part_hull)
+TRAP_OWN(world_prisme)
+TRAP_OWN(cars_centre_distance)
+TRAP_OWN(cars_normal)
+TRAP_OWN(cars_hull_test)
+TRAP_OWN(cars_mark_parts)
+TRAP_OWN(cars_impulse)
+TRAP_OWN(cars_carry)
+TRAP_OWN(cars_pair)
+TRAP_OWN(cars_collisions)
+TRAP_OWN(damage_hit)
+TRAP_OWN(damage_wheels_hurt)
+TRAP_OWN(damage_wheel)
+TRAP_OWN(damage_axle)
+TRAP_OWN(damage_to_template)
 
 /* The placeholder car set-up: the body one unit above the ground point, the points at fixed offsets. */
 static void placeholder_points(uint32_t car) {

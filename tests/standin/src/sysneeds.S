@@ -93,13 +93,4 @@ pod_007f0000:
         ret
         .size pod_007f0000, .-pod_007f0000
 
-/* ---- damage::hit (FUN_00420e54): eax = car, edx = parts, ebx = strength. The damage is the third
- * slice's: here a seam that does nothing, so that the wall impacts' calls are where POD makes them. */
-        .section .pod.fn.00420e54,"ax",@progbits
-        .globl pod_00420e54
-        .type pod_00420e54,@function
-pod_00420e54:
-        ret
-        .size pod_00420e54, .-pod_00420e54
-
         .section .note.GNU-stack,"",@progbits

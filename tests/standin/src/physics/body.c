@@ -140,7 +140,7 @@ static const uint32_t part_bits[NUM_POINTS] = {0x10, 0x01, 0x20, 0x02, 0x0c};
 
 /* 0x416284 body::impacts(eax = car, edx = force, ebx = torque): the walls' impulses (F059, F060),
  * added to the body's force and (world) torque sums; each point's impulse in +0x84; the damage call
- * (F099) through the damage seam. */
+ * (F099): damage::hit (damage.c), which returns at once while the option [0x63334c] is off. */
 int32_t body_impacts(uint32_t car, uint32_t force_at, uint32_t torque_at, uint32_t ecx) {
   (void)ecx;
   vec3 *force = PTR(force_at), *torque = PTR(torque_at);

@@ -67,7 +67,7 @@
 #define FN_PUSH_FACES       0x4168dcu  /* eax=point, edx=sector, ebx=car */
 #define FN_SECTOR_WALLS     0x416be0u  /* eax=car, edx=sectors, ebx=count */
 #define FN_IMPACTS          0x416284u  /* eax=car, edx=force, ebx=torque */
-#define FN_DAMAGE_HIT       0x420e54u  /* eax=car, edx=parts, ebx=strength (a seam: ret) */
+#define FN_DAMAGE_HIT       0x420e54u  /* eax=car, edx=parts, ebx=strength (damage.c) */
 #define FN_TRAVEL           0x41988cu  /* eax=car */
 #define FN_PUSH_OUT         0x416030u  /* eax=car */
 #define FN_BEACON_TEST      0x41cf2cu  /* eax=driver, edx=move */

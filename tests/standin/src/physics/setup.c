@@ -2,6 +2,7 @@
  * race's set-up (src/internal.h: physics_car_setup). Every value: port/CHOICES.md, "Car parameters". */
 #include "../internal.h"
 #include "car_params.h"
+#include "objects.h"
 
 /* The torque curve, engine torque at rpm = 256 i (i = 0..39): 1.6 at rest rising to 2.8 at 5120 rpm,
  * 1.9 at 9984 rpm (chosen; one curve for every car). The car holds its address at +0x538. */
@@ -108,6 +109,10 @@ void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
   }
   uint32_t s1 = U32(car, CAR_POINT(1) + PT_SECTOR);
   I32(car, CAR_WHEEL1_SECTOR) = s1 ? (int32_t)(s1 - table) / SECTOR_SIZE : -1;
+
+  /* the drawn object's parts (parts_setup.c); racer 7 has no drawn object */
+  uint32_t object = U32(driver, DRV_OBJECT);
+  if (object) parts_setup(object, racer);
 }
 
 /* 0x4d5000 math::qdiv(eax = a, edx = b) -> eax: the guarded 16.16 divide (car_params.h). */
