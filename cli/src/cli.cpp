@@ -1,3 +1,4 @@
+// lockstep::cli::run: the command line (CLI11) over every command, errors to exit codes.
 #include "lockstep/cli/cli.hpp"
 
 #include <algorithm>
@@ -7,19 +8,26 @@
 
 #include <fmt/ostream.h>
 
-namespace lockstep::cli {
+#include "command.hpp"
 
-std::vector<Command>& commands() {
-  static std::vector<Command> all;
-  return all;
+namespace lockstep::cli {
+namespace {
+
+// Every command (the help lists them by name).
+std::vector<Command> all_commands() {
+  return {snapshot_command(), info_command(),   call_command(),          check_steps_command(),
+          capture_command(),  replay_command(), merge_reports_command(), coverage_command(),
+          probe_command(),    version_command()};
 }
+
+}  // namespace
 
 int report(Io& io, const Error& e) {
   fmt::print(io.err, "lockstep: error ({}): {}\n", errc_name(e.code), e.message);
   return exit_code_for(e.code);
 }
 
-int run(const std::vector<std::string>& args, Io io) {
+int run(const std::vector<std::string>& args, Io io, const cases::BindingSet& bindings) {
   CLI::App app{"lockstep: proves a port of a 32-bit x86 game byte for byte against the original under Unicorn",
                "lockstep"};
   app.require_subcommand(1);
@@ -28,13 +36,12 @@ int run(const std::vector<std::string>& args, Io io) {
   app.footer("Exit codes: 0 ok, 1 mismatch, 2 bad input or usage, 3 guest fault (also a budget or timeout "
              "running out), 4 environment (permissions, I/O), 5 internal error, 6 a search found nothing. A command "
              "that ran everything reports its worst outcome: 3 over 1 over 6 over 0.");
-  auto cmds = commands();
+  auto cmds = all_commands();
   std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
-  std::function<int(Io&)> action;
-  std::vector<std::pair<CLI::App*, std::function<int(Io&)>>> actions;
+  std::vector<std::pair<CLI::App*, Action>> actions;
   for (const auto& c : cmds) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
-    actions.emplace_back(sub, c.setup(*sub));
+    actions.emplace_back(sub, c.setup(*sub, bindings));
   }
   std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
@@ -74,10 +81,14 @@ int run(const std::vector<std::string>& args, Io io) {
   return kExitBadInput;
 }
 
-int run(int argc, const char* const* argv, Io io) {
+int run(std::span<const std::string_view> args, Io io, const cases::BindingSet& bindings) {
+  return run(std::vector<std::string>(args.begin(), args.end()), io, bindings);
+}
+
+int run(int argc, const char* const* argv, Io io, const cases::BindingSet& bindings) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  return run(args, io);
+  return run(args, io, bindings);
 }
 
 }  // namespace lockstep::cli

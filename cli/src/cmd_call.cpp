@@ -4,9 +4,9 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/image_option.hpp"
-#include "lockstep/cli/numeric_option.hpp"
+#include "command.hpp"
+#include "image_option.hpp"
+#include "numeric_option.hpp"
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
@@ -128,7 +128,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
   return out.returned() ? kExitOk : kExitGuestFault;
 }
 
-std::function<int(Io&)> setup_call(CLI::App& app) {
+Action setup_call(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto o = std::make_shared<CallOptions>();
   app.add_option("snapshot", o->snapshot, "Snapshot file (lockstep, minidump or ELF core)")->required();
   app.add_option("--profile", o->profile, "Profile (TOML) naming functions, stubs and labels")->required();
@@ -151,6 +151,6 @@ std::function<int(Io&)> setup_call(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kCall, "call", "Run one original function under the emulator and print its effects", setup_call);
+Command call_command() { return {"call", "Run one original function under the emulator and print its effects", setup_call}; }
 
 }  // namespace lockstep::cli

@@ -13,9 +13,9 @@
 #include "lockstep/capture/capture.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/image_option.hpp"
-#include "lockstep/cli/numeric_option.hpp"
+#include "command.hpp"
+#include "image_option.hpp"
+#include "numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -130,12 +130,12 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   return rep->faulted ? kExitGuestFault : kExitOk;
 }
 
-std::function<int(Io&)> setup_capture(CLI::App& app) {
+Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto a = std::make_shared<CaptureArgs>();
   app.add_option("snapshot", a->snapshot, "Whole-process snapshot (lockstep, minidump or ELF core)")->required();
   app.add_option("steplog", a->steplog, "State log (STEP/CTRL/PHYS records); not with --calls");
   app.add_option("--calls", a->calls, "Call list (TOML: [[call]] function, args, pokes) instead of a step log");
-  app.add_option("--profile", a->profile, "Profile of the original (harness/profiles/pod.toml)")->required();
+  app.add_option("--profile", a->profile, "Profile (TOML) of the original: functions, stubs and labels")->required();
   app.add_option("--fn", a->functions, "Function to capture, by name or address; repeatable");
   add_unsigned_option(app, "--every", a->every, "Take every Nth driver run (state-log record); default 1", 1);
   add_unsigned_option(app, "--max", a->max, "At most M cases of each function per driver run; default 0 = all");
@@ -151,7 +151,7 @@ std::function<int(Io&)> setup_capture(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kCapture, "capture", "Capture every call of chosen original functions into a corpus",
-                          setup_capture);
+Command capture_command() { return {"capture", "Capture every call of chosen original functions into a corpus",
+                          setup_capture}; }
 
 }  // namespace lockstep::cli

@@ -10,9 +10,9 @@
 
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/capture/state_log.hpp"
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/image_option.hpp"
-#include "lockstep/cli/numeric_option.hpp"
+#include "command.hpp"
+#include "image_option.hpp"
+#include "numeric_option.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
 
@@ -54,7 +54,7 @@ Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOptio
   return report.all_matched() ? kExitOk : kExitMismatch;
 }
 
-std::function<int(Io&)> setup_check_steps(CLI::App& app) {
+Action setup_check_steps(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto o = std::make_shared<CheckStepsOptions>();
   app.add_option("snapshot", o->snapshot, "Snapshot taken during the recorded run")->required();
   app.add_option("steplog", o->steplog, "State log (STEP/CTRL/PHYS records)")->required();
@@ -73,8 +73,8 @@ std::function<int(Io&)> setup_check_steps(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kCheckSteps, "check-steps",
+Command check_steps_command() { return {"check-steps",
                           "Re-run every recorded step under the emulator and compare it with the recording",
-                          setup_check_steps);
+                          setup_check_steps}; }
 
 }  // namespace lockstep::cli

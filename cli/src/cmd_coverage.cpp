@@ -10,8 +10,8 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/coverage_run.hpp"
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/corpus_args.hpp"
+#include "command.hpp"
+#include "corpus_args.hpp"
 #include "lockstep/harness/coverage_report.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
@@ -95,12 +95,12 @@ int run_coverage(const CoverageArgs& a, Io& io) {
   return rep->diverged ? kExitMismatch : kExitOk;
 }
 
-std::function<int(Io&)> setup_coverage(CLI::App& app) {
+Action setup_coverage(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto a = std::make_shared<CoverageArgs>();
   app.add_option("corpus", a->corpus, "Corpus folder whose cases are re-run (or use --run)");
   app.add_option("--run", a->run, "SNAPSHOT STEPLOG: cover the driver's runs instead of a corpus")->expected(2);
   app.add_option("--snapshot", a->snapshot, "The snapshot the corpus was captured on (checked by content hash)");
-  app.add_option("--profile", a->profile, "Profile of the original (harness/profiles/pod.toml)")->required();
+  app.add_option("--profile", a->profile, "Profile (TOML) of the original: functions, stubs and labels")->required();
   app.add_option("--fn", a->functions, "Only these functions (name or address); repeatable");
   app.add_option("--driver", a->driver, "The [[driver]] whose stubs are on (default: the corpus's, or the CTRL one)");
   app.add_option("--html", a->html, "Write a static HTML report (index.html + a page per function) here");
@@ -115,8 +115,8 @@ std::function<int(Io&)> setup_coverage(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kCoverage, "coverage",
+Command coverage_command() { return {"coverage",
                           "Branch coverage of the original over a corpus or the driver's runs; untaken edges",
-                          setup_coverage);
+                          setup_coverage}; }
 
 }  // namespace lockstep::cli

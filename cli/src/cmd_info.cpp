@@ -7,8 +7,8 @@
 
 #include <fmt/ostream.h>
 
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/image_option.hpp"
+#include "command.hpp"
+#include "image_option.hpp"
 #include "lockstep/harness/load.hpp"
 
 namespace lockstep::cli {
@@ -94,7 +94,7 @@ void print_snapshot(std::ostream& out, const std::string& path, const Snapshot& 
   for (const auto& n : s.meta.notes) fmt::print(out, "  {}\n", n);
 }
 
-std::function<int(Io&)> setup_info(CLI::App& app) {
+Action setup_info(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto path = std::make_shared<std::string>();
   app.add_option("file", *path, "A snapshot: lockstep's own file (or any format lockstep reads)")->required();
   auto image = add_image_option(app);
@@ -108,7 +108,7 @@ std::function<int(Io&)> setup_info(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kInfo, "info", "Show what a snapshot holds: regions, threads and registers, metadata",
-                          setup_info);
+Command info_command() { return {"info", "Show what a snapshot holds: regions, threads and registers, metadata",
+                          setup_info}; }
 
 }  // namespace lockstep::cli

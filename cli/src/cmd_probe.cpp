@@ -18,14 +18,13 @@
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/capture/search.hpp"
 #include "lockstep/cases/compare.hpp"
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/corpus_args.hpp"
-#include "lockstep/cli/numeric_option.hpp"
+#include "command.hpp"
+#include "corpus_args.hpp"
+#include "numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
-#include "pod/bindings/bindings.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -36,6 +35,7 @@ struct ProbeArgs {
   bool add = false, search = false, dry_run = false, any_snapshot = false, poke_constants = false;
   std::uint32_t budget = 5000, start_cases = 8;
   std::string jobs = "1";
+  const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
 };
 
 // Which branches of `before` and `after` (the same function, edge counts of one run each) went
@@ -69,8 +69,8 @@ std::vector<harness::BranchSite> minus(const std::vector<harness::BranchSite>& l
 }
 
 // The port on a case the original produced; prints the verdict, returns the exit code.
-int replay_port(const cases::Corpus& corpus, const cases::Case& c, const harness::Labeler& labels, Io& io) {
-  const cases::BindingSet bindings = pod::bindings::all();  // find_binding points into it
+int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, const cases::Case& c,
+                const harness::Labeler& labels, Io& io) {
   const cases::Binding* b = cases::find_binding(bindings, c.function);
   if (!b) {
     fmt::print(io.out, "port: no binding for 0x{:08x} ({}) yet: nothing to compare\n", c.function, c.name);
@@ -141,7 +141,7 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
   } else {
     for (const auto& f : corpus.files) fns.push_back(f.function);
   }
-  const cases::BindingSet bindings = pod::bindings::all();
+  const cases::BindingSet& bindings = *a.bindings;
   std::vector<cases::Case> found;
   std::vector<std::string> differing;
   struct Row {
@@ -288,7 +288,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
       found.id = ids->front();
       fmt::print(io.out, "written to {} as case {}:{} (poked)\n", a.into.empty() ? a.corpus : a.into, name, found.id);
     }
-    return replay_port(*corpus, found, labels, io);
+    return replay_port(*a.bindings, *corpus, found, labels, io);
   }
 
   if (a.one_case.empty()) return report(io, Error::make(Errc::kUsage, "probe needs --case F:ID (or --search)"));
@@ -353,7 +353,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
                poked->reads_outside_case.size(), labels.name(poked->reads_outside_case.front()));
   fmt::print(io.out, "branches that went another way than unpoked:\n{}",
              branch_changes(after_plain, minus(after_poked, after_plain)));
-  const int verdict = replay_port(*corpus, poked->as_case, labels, io);
+  const int verdict = replay_port(*a.bindings, *corpus, poked->as_case, labels, io);
   if (a.add) {
     if (pokes.empty() && !start.poked_registers)
       return report(io, Error::make(Errc::kUsage, "--add keeps a poked state; give --poke"));
@@ -367,11 +367,12 @@ int run_probe(const ProbeArgs& a, Io& io) {
   return verdict;
 }
 
-std::function<int(Io&)> setup_probe(CLI::App& app) {
+Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
   auto a = std::make_shared<ProbeArgs>();
+  a->bindings = &bindings;
   app.add_option("corpus", a->corpus, "Corpus folder")->required();
   app.add_option("--snapshot", a->snapshot, "The snapshot the corpus was captured on")->required();
-  app.add_option("--profile", a->profile, "Profile of the original (harness/profiles/pod.toml)")->required();
+  app.add_option("--profile", a->profile, "Profile (TOML) of the original: functions, stubs and labels")->required();
   app.add_option("--case", a->one_case, "The case to probe: FUNCTION:ID (e.g. tyres::tyres:12)");
   app.add_option("--poke", a->pokes,
                  "ADDR=HEX bytes laid over the case's state (ADDR: car[3]+0x440, a label, 0x...), or REG=VALUE "
@@ -398,8 +399,8 @@ std::function<int(Io&)> setup_probe(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kProbe, "probe",
+Command probe_command() { return {"probe",
                           "Run the original and the port on a poked case state, or search for a state taking an edge",
-                          setup_probe);
+                          setup_probe}; }
 
 }  // namespace lockstep::cli

@@ -9,13 +9,12 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/corpus_args.hpp"
-#include "lockstep/cli/numeric_option.hpp"
+#include "command.hpp"
+#include "corpus_args.hpp"
+#include "numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
-#include "pod/bindings/bindings.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -29,6 +28,7 @@ struct ReplayArgs {
   bool allow_outside = false;
   std::size_t max_reports = 10;
   std::string jobs = "1", shard = "1/1";
+  const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
 };
 
 // The JSON and JUnit reports a replay writes (also of merged shards).
@@ -72,7 +72,7 @@ int run_replay(const ReplayArgs& a, Io& io) {
     if (!text.ok()) return report(io, text.error());
     baseline.emplace(text->begin(), text->end());
   }
-  auto result = harness::replay(*corpus, pod::bindings::all(), opt);
+  auto result = harness::replay(*corpus, *a.bindings, opt);
   if (!result.ok()) return report(io, result.error());
 
   const harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
@@ -94,12 +94,13 @@ int run_replay(const ReplayArgs& a, Io& io) {
   return result->all_matched() ? kExitOk : kExitMismatch;
 }
 
-std::function<int(Io&)> setup_replay(CLI::App& app) {
+Action setup_replay(CLI::App& app, const cases::BindingSet& bindings) {
   auto a = std::make_shared<ReplayArgs>();
+  a->bindings = &bindings;
   app.add_option("corpus", a->corpus, "Corpus folder (manifest.json + case files)")->required();
   app.add_option("--fn", a->functions, "Only these functions (name or address); repeatable");
   app.add_option("--case", a->one_case, "Only this case: FUNCTION:ID (e.g. 0x0041af80:12)");
-  app.add_option("--profile", a->profile, "Profile whose labels name the differing bytes (e.g. harness/profiles/pod.toml)");
+  app.add_option("--profile", a->profile, "Profile of the original: its labels name the differing bytes");
   app.add_option("--json", a->json, "Write a JSON report here");
   app.add_option("--junit", a->junit, "Write a JUnit XML report here");
   app.add_option("--baseline", a->baseline, "An earlier --json report: list what got better or worse");
@@ -132,7 +133,7 @@ int run_merge(const MergeArgs& a, Io& io) {
   return merged->all_matched() ? kExitOk : kExitMismatch;
 }
 
-std::function<int(Io&)> setup_merge(CLI::App& app) {
+Action setup_merge(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto a = std::make_shared<MergeArgs>();
   app.add_option("reports", a->reports, "The --json reports of `lockstep replay --shard K/N`, every K once")
       ->required();
@@ -143,10 +144,10 @@ std::function<int(Io&)> setup_merge(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kReplay, "replay", "Replay the port on a corpus of captured cases; compare every byte",
-                          setup_replay);
-LOCKSTEP_REGISTER_COMMAND(kMergeReports, "merge-reports",
+Command replay_command() { return {"replay", "Replay the port on a corpus of captured cases; compare every byte",
+                          setup_replay}; }
+Command merge_reports_command() { return {"merge-reports",
                           "Merge the JSON reports of a sharded replay into the whole run's JSON / JUnit",
-                          setup_merge);
+                          setup_merge}; }
 
 }  // namespace lockstep::cli

@@ -8,9 +8,9 @@
 
 #include <fmt/ostream.h>
 
-#include "lockstep/cli/cli.hpp"
-#include "lockstep/cli/image_option.hpp"
-#include "lockstep/cli/numeric_option.hpp"
+#include "command.hpp"
+#include "image_option.hpp"
+#include "numeric_option.hpp"
 #include "lockstep/harness/live.hpp"
 #include "lockstep/harness/load.hpp"
 
@@ -39,7 +39,7 @@ Result<harness::Snapshot> acquire(const SnapshotArgs& a) {
   return harness::snapshot_live(static_cast<int>(a.pid), live);
 }
 
-std::function<int(Io&)> setup_snapshot(CLI::App& app) {
+Action setup_snapshot(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto a = std::make_shared<SnapshotArgs>();
   a->pid_opt = add_unsigned_option(app, "--pid", a->pid,
                                    "Snapshot this running process (every thread is stopped while it is read, then "
@@ -73,7 +73,7 @@ std::function<int(Io&)> setup_snapshot(CLI::App& app) {
 
 }  // namespace
 
-LOCKSTEP_REGISTER_COMMAND(kSnapshot, "snapshot", "Take a whole-process snapshot and write it to a file",
-                          setup_snapshot);
+Command snapshot_command() { return {"snapshot", "Take a whole-process snapshot and write it to a file",
+                          setup_snapshot}; }
 
 }  // namespace lockstep::cli

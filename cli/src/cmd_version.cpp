@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
-#include "lockstep/cli/cli.hpp"
+#include "command.hpp"
 
 namespace lockstep::cli {
 namespace {
 
-std::function<int(Io&)> setup_version(CLI::App& app) {
+Action setup_version(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   (void)app;
   return [](Io& io) {
     io.out << version_line() << "\n";
@@ -28,6 +28,6 @@ std::string version_line() {
   return fmt::format("lockstep {} (unicorn {}.{}, capstone {}.{})", LOCKSTEP_VERSION, umaj, umin, cmaj, cmin);
 }
 
-LOCKSTEP_REGISTER_COMMAND(kVersion, "version", "Print lockstep's version and its libraries'", setup_version);
+Command version_command() { return {"version", "Print lockstep's version and its libraries'", setup_version}; }
 
 }  // namespace lockstep::cli

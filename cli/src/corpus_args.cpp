@@ -1,4 +1,4 @@
-#include "lockstep/cli/corpus_args.hpp"
+#include "corpus_args.hpp"
 
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/harness/profile.hpp"

@@ -1,4 +1,4 @@
-#include "lockstep/cli/image_option.hpp"
+#include "image_option.hpp"
 
 #include <fmt/ostream.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "lockstep/base/result.hpp"
-#include "lockstep/cli/cli.hpp"
+#include "command.hpp"
 #include "lockstep/harness/snapshot.hpp"
 
 namespace lockstep::cli {

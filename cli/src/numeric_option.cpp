@@ -1,4 +1,4 @@
-#include "lockstep/cli/numeric_option.hpp"
+#include "numeric_option.hpp"
 
 #include <fmt/format.h>
 

@@ -53,7 +53,8 @@ Status register_gate(const GateOptions& options, cases::BindingSet bindings);
 
 /// A gate's whole main(): takes --corpus, --profile, --known and --shard K/N out of argv (each
 /// overriding `defaults`), initializes GoogleTest, registers the gate and runs every test. Returns
-/// RUN_ALL_TESTS()'s result, or 2 after printing the error when an input is bad.
+/// RUN_ALL_TESTS()'s result, or after printing the error the exit code of a bad input (2: usage, a
+/// malformed file) or of a file it cannot read (lockstep::exit_code_for).
 int gate_main(int argc, char** argv, GateOptions defaults, cases::BindingSet bindings);
 
 /// The game's bindings, for the main() lockstep_add_gate generates: defined by one of the sources or
