@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   foreach(item IN LISTS GATE_BINDINGS)
     if(TARGET "${item}" OR item MATCHES "\\.(a|so|lib)$" OR item MATCHES "^-")
       target_link_libraries(${target} PRIVATE "${item}")
+    elseif(item MATCHES "^\\$<")  # a generator expression ($<TARGET_OBJECTS:...>): sources as they are
+      target_sources(${target} PRIVATE "${item}")
     else()
       cmake_path(ABSOLUTE_PATH item BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
       target_sources(${target} PRIVATE "${item}")

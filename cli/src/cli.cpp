@@ -20,14 +20,8 @@ std::vector<Command> all_commands() {
           probe_command(),    version_command()};
 }
 
-}  // namespace
-
-int report(Io& io, const Error& e) {
-  fmt::print(io.err, "lockstep: error ({}): {}\n", errc_name(e.code), e.message);
-  return exit_code_for(e.code);
-}
-
-int run(const std::vector<std::string>& args, Io io, const cases::BindingSet& bindings) {
+// The command line parsed and its command run; what the action throws is caught by run().
+int run_command_line(const std::vector<std::string>& args, Io& io, const cases::BindingSet& bindings) {
   CLI::App app{"lockstep: proves a port of a 32-bit x86 game byte for byte against the original under Unicorn",
                "lockstep"};
   app.require_subcommand(1);
@@ -66,29 +60,46 @@ int run(const std::vector<std::string>& args, Io io, const cases::BindingSet& bi
     fmt::print(io.err, "lockstep: usage error: {}\nRun 'lockstep --help' for the commands.\n", e.what());
     return kExitBadInput;
   }
-  for (auto& [sub, act] : actions) {
-    if (!sub->parsed()) continue;
-    try {
-      return act(io);
-    } catch (const std::bad_alloc&) {
-      fmt::print(io.err, "lockstep: error (internal): out of memory\n");
-      return kExitInternal;
-    } catch (const std::exception& e) {
-      fmt::print(io.err, "lockstep: internal error: {}\n", e.what());
-      return kExitInternal;
-    }
-  }
+  for (auto& [sub, act] : actions)
+    if (sub->parsed()) return act(io);
   return kExitBadInput;
 }
 
+}  // namespace
+
+int report(Io& io, const Error& e) {
+  fmt::print(io.err, "lockstep: error ({}): {}\n", errc_name(e.code), e.message);
+  return exit_code_for(e.code);
+}
+
+int run(const std::vector<std::string>& args, Io io, const cases::BindingSet& bindings) {
+  try {
+    return run_command_line(args, io, bindings);
+  } catch (const std::bad_alloc&) {
+    fmt::print(io.err, "lockstep: error (internal): out of memory\n");
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    fmt::print(io.err, "lockstep: internal error: {}\n", e.what());
+    return kExitInternal;
+  }
+}
+
 int run(std::span<const std::string_view> args, Io io, const cases::BindingSet& bindings) {
-  return run(std::vector<std::string>(args.begin(), args.end()), io, bindings);
+  try {
+    return run(std::vector<std::string>(args.begin(), args.end()), io, bindings);
+  } catch (const std::bad_alloc&) {
+    fmt::print(io.err, "lockstep: error (internal): out of memory\n");
+    return kExitInternal;
+  }
 }
 
 int run(int argc, const char* const* argv, Io io, const cases::BindingSet& bindings) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  return run(args, io, bindings);
+  try {
+    return run(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + (argc > 0 ? argc : 0)), io, bindings);
+  } catch (const std::bad_alloc&) {
+    fmt::print(io.err, "lockstep: error (internal): out of memory\n");
+    return kExitInternal;
+  }
 }
 
 }  // namespace lockstep::cli

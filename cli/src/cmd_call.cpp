@@ -4,14 +4,15 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
-#include "command.hpp"
-#include "image_option.hpp"
-#include "numeric_option.hpp"
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/machine.hpp"
 #include "lockstep/harness/profile.hpp"
+
+#include "command.hpp"
+#include "image_option.hpp"
+#include "numeric_option.hpp"
 
 namespace lockstep::cli {
 namespace {

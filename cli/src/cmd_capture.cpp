@@ -13,12 +13,13 @@
 #include "lockstep/capture/capture.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "command.hpp"
-#include "image_option.hpp"
-#include "numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
+
+#include "command.hpp"
+#include "image_option.hpp"
+#include "numeric_option.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -28,7 +29,7 @@ struct CaptureArgs {
   std::vector<std::string> functions, pokes;
   std::uint32_t every = 1, max = 0;
   std::string driver;
-  std::string jobs = "1";
+  unsigned jobs = 1;
   bool quiet = false;
   harness::MachineConfig limits;  ///< --budget, --timeout
 };
@@ -71,8 +72,6 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.calls.empty()) return run_capture_calls(a, image, io);
   if (a.steplog.empty() || a.functions.empty())
     return report(io, Error::make(Errc::kUsage, "capture needs a step log and --fn, or --calls FILE"));
-  auto jobs = parse_jobs(a.jobs);
-  if (!jobs.ok()) return report(io, jobs.error());
   auto profile = harness::load_profile(a.profile);
   if (!profile.ok()) return report(io, profile.error());
   auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
@@ -85,7 +84,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   capture::CaptureOptions opt;
   opt.sampling = {a.every, a.max};
   opt.driver = a.driver;
-  opt.jobs = *jobs;
+  opt.jobs = a.jobs;
   opt.machine.block_budget = a.limits.block_budget;
   opt.machine.timeout_ms = a.limits.timeout_ms;
   opt.snapshot_sha256 = snapshot->content_sha256();  // by content: the same state, the same corpus
@@ -120,7 +119,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   for (const auto& f : a.functions) m.command += " --fn " + f;
   m.command += fmt::format(" --every {} --max {}", a.every, a.max);
   for (const auto& p : a.pokes) m.command += " --poke " + p;
-  if (auto s = cases::write_corpus(a.out, m, rep->files, *jobs); !s.ok()) return report(io, s.error());
+  if (auto s = cases::write_corpus(a.out, m, rep->files, a.jobs); !s.ok()) return report(io, s.error());
 
   fmt::print(io.out, "driver {}: {} of {} runs captured{}\n", rep->driver, rep->runs_captured, rep->runs,
              rep->faulted ? fmt::format(", {} faulted", rep->faulted) : std::string());
@@ -143,7 +142,7 @@ Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no
   app.add_option("--poke", a->pokes, "ADDR=HEX bytes laid over every state before its run; repeatable");
   app.add_option("--driver", a->driver, "The profile's [[driver]] to run (default: the one on CTRL records)");
   app.add_option("-o,--out", a->out, "Corpus folder to write")->required();
-  app.add_option("-j,--jobs", a->jobs, "Threads, each with its own machine (default 1); the corpus is the same for any N");
+  add_jobs_option(app, a->jobs, "Threads, each with its own machine (default 1); the corpus is the same for any N");
   app.add_flag("--quiet", a->quiet, "No progress line");
   auto image = add_image_option(app);
   return [a, image](Io& io) { return run_capture(*a, *image, io); };

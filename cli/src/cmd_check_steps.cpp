@@ -10,11 +10,12 @@
 
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/capture/state_log.hpp"
+#include "lockstep/harness/load.hpp"
+#include "lockstep/harness/profile.hpp"
+
 #include "command.hpp"
 #include "image_option.hpp"
 #include "numeric_option.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/profile.hpp"
 
 namespace lockstep::cli {
 namespace {

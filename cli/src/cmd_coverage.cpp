@@ -10,12 +10,14 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/coverage_run.hpp"
-#include "command.hpp"
-#include "corpus_args.hpp"
 #include "lockstep/harness/coverage_report.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
+
+#include "command.hpp"
+#include "corpus_args.hpp"
+#include "numeric_option.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -25,7 +27,7 @@ struct CoverageArgs {
   std::vector<std::string> run;  // SNAPSHOT STEPLOG
   std::vector<std::string> functions;
   bool any_snapshot = false, quiet = false;
-  std::string jobs = "1";
+  unsigned jobs = 1;
 };
 
 int run_coverage(const CoverageArgs& a, Io& io) {
@@ -33,9 +35,7 @@ int run_coverage(const CoverageArgs& a, Io& io) {
   if (!profile.ok()) return report(io, profile.error());
   const harness::Labeler labels(*profile);
   capture::CoverageOptions opt;
-  auto jobs = parse_jobs(a.jobs);
-  if (!jobs.ok()) return report(io, jobs.error());
-  opt.jobs = *jobs;
+  opt.jobs = a.jobs;
   const bool tty = !a.quiet && ::isatty(2);
   if (tty)
     opt.progress = [&io](std::uint64_t done, std::uint64_t total) {
@@ -106,9 +106,9 @@ Action setup_coverage(CLI::App& app, const cases::BindingSet& /*bindings: runs n
   app.add_option("--html", a->html, "Write a static HTML report (index.html + a page per function) here");
   app.add_option("--json", a->json, "Write the coverage as JSON here");
   app.add_flag("--any-snapshot", a->any_snapshot, "Re-run on a snapshot other than the corpus's");
-  app.add_option("-j,--jobs", a->jobs,
-                 "Threads over the corpus's functions, each with its own machine (default 1); the report is the "
-                 "same for any N");
+  add_jobs_option(app, a->jobs,
+                   "Threads over the corpus's functions, each with its own machine (default 1); the report is the "
+                   "same for any N");
   app.add_flag("--quiet", a->quiet, "No progress line");
   return [a](Io& io) { return run_coverage(*a, io); };
 }

@@ -7,9 +7,10 @@
 
 #include <fmt/ostream.h>
 
+#include "lockstep/harness/load.hpp"
+
 #include "command.hpp"
 #include "image_option.hpp"
-#include "lockstep/harness/load.hpp"
 
 namespace lockstep::cli {
 namespace {

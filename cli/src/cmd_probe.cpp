@@ -18,13 +18,14 @@
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/capture/search.hpp"
 #include "lockstep/cases/compare.hpp"
-#include "command.hpp"
-#include "corpus_args.hpp"
-#include "numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
+
+#include "command.hpp"
+#include "corpus_args.hpp"
+#include "numeric_option.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -34,7 +35,7 @@ struct ProbeArgs {
   std::vector<std::string> pokes;
   bool add = false, search = false, dry_run = false, any_snapshot = false, poke_constants = false;
   std::uint32_t budget = 5000, start_cases = 8;
-  std::string jobs = "1";
+  unsigned jobs = 1;
   const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
 };
 
@@ -229,8 +230,6 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
 }
 
 int run_probe(const ProbeArgs& a, Io& io) {
-  auto jobs = parse_jobs(a.jobs);
-  if (!jobs.ok()) return report(io, jobs.error());
   auto profile = harness::load_profile(a.profile);
   if (!profile.ok()) return report(io, profile.error());
   const harness::Labeler labels(*profile);
@@ -241,7 +240,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
   if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return report(io, s.error());
   const std::string driver = a.driver.empty() ? corpus->manifest.driver : a.driver;
 
-  if (a.search && a.edge == "untaken") return search_all_untaken(a, *corpus, *snapshot, *profile, labels, driver, *jobs, io);
+  if (a.search && a.edge == "untaken") return search_all_untaken(a, *corpus, *snapshot, *profile, labels, driver, a.jobs, io);
   if (a.search) {
     if (a.function.empty() || a.edge.empty())
       return report(io, Error::make(Errc::kUsage, "--search needs --fn F and --edge ADDR:taken|fallthrough"));
@@ -386,9 +385,9 @@ Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
   add_unsigned_option(app, "--budget", a->budget, "Runs of the original the search may spend (default 5000)", 1);
   add_unsigned_option(app, "--start-cases", a->start_cases, "Cases reaching the branch to start from (default 8)", 1);
   app.add_option("--into", a->into, "Write found states into this corpus (made if missing) instead of CORPUS");
-  app.add_option("-j,--jobs", a->jobs,
-                 "--search --edge untaken: threads over the functions, each with its own machine (default 1); the "
-                 "states found are the same for any N");
+  add_jobs_option(app, a->jobs,
+                   "--search --edge untaken: threads over the functions, each with its own machine (default 1); the "
+                   "states found are the same for any N");
   app.add_flag("--dry-run", a->dry_run, "Search, but do not write the found case into the corpus");
   app.add_flag("--poke-constants", a->poke_constants,
                "Let the search also change labelled tables and constants (states no game reaches)");

@@ -9,12 +9,13 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "command.hpp"
-#include "corpus_args.hpp"
-#include "numeric_option.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
+
+#include "command.hpp"
+#include "corpus_args.hpp"
+#include "numeric_option.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -27,7 +28,8 @@ struct ReplayArgs {
   std::string json, junit, baseline;
   bool allow_outside = false;
   std::size_t max_reports = 10;
-  std::string jobs = "1", shard = "1/1";
+  unsigned jobs = 1;
+  Shard shard;
   const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
 };
 
@@ -41,16 +43,12 @@ int write_reports(const harness::ReplayResult& result, const std::string& json, 
 }
 
 int run_replay(const ReplayArgs& a, Io& io) {
-  auto jobs = parse_jobs(a.jobs);
-  if (!jobs.ok()) return report(io, jobs.error());
-  auto shard = parse_shard(a.shard);
-  if (!shard.ok()) return report(io, shard.error());
   auto corpus = cases::read_corpus(a.corpus);
   if (!corpus.ok()) return report(io, corpus.error());
   harness::ReplayOptions opt;
   opt.outside_reads_fail = !a.allow_outside;
-  opt.jobs = *jobs;
-  opt.shard = *shard;
+  opt.jobs = a.jobs;
+  opt.shard = a.shard;
   auto fns = resolve_functions(a.functions, *corpus);
   if (!fns.ok()) return report(io, fns.error());
   opt.functions = *fns;
@@ -107,10 +105,10 @@ Action setup_replay(CLI::App& app, const cases::BindingSet& bindings) {
   app.add_flag("--allow-outside-reads", a->allow_outside,
                "Do not fail a case when the port reads bytes the original never read (still reported)");
   add_unsigned_option(app, "--max-reports", a->max_reports, "Mismatch reports to print (default 10)");
-  app.add_option("-j,--jobs", a->jobs, "Threads replaying cases (default 1); the reports are the same for any N");
-  app.add_option("--shard", a->shard,
-                 "K/N: only shard K of N (the corpus's functions dealt out in address order); "
-                 "merge the shards' --json reports with `lockstep merge-reports`");
+  add_jobs_option(app, a->jobs, "Threads replaying cases (default 1); the reports are the same for any N");
+  add_shard_option(app, a->shard,
+                   "K/N: only shard K of N (the corpus's functions dealt out in address order); "
+                   "merge the shards' --json reports with `lockstep merge-reports`");
   return [a](Io& io) { return run_replay(*a, io); };
 }
 

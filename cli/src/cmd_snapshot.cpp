@@ -8,11 +8,12 @@
 
 #include <fmt/ostream.h>
 
+#include "lockstep/harness/live.hpp"
+#include "lockstep/harness/load.hpp"
+
 #include "command.hpp"
 #include "image_option.hpp"
 #include "numeric_option.hpp"
-#include "lockstep/harness/live.hpp"
-#include "lockstep/harness/load.hpp"
 
 namespace lockstep::cli {
 namespace {

@@ -8,8 +8,9 @@
 #include <string>
 
 #include "lockstep/base/result.hpp"
-#include "command.hpp"
 #include "lockstep/harness/snapshot.hpp"
+
+#include "command.hpp"
 
 namespace lockstep::cli {
 

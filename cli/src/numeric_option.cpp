@@ -4,6 +4,23 @@
 
 namespace lockstep::cli {
 
+CLI::Option* add_jobs_option(CLI::App& app, unsigned& jobs, const std::string& help) {
+  return add_unsigned_option(app, "-j,--jobs", jobs, help, 1, kMaxJobs);
+}
+
+CLI::Option* add_shard_option(CLI::App& app, Shard& shard, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          "--shard",
+          [&shard](const std::string& text) {
+            auto s = parse_shard(text);
+            if (!s.ok()) throw CLI::ValidationError(s.error().message);  // it names --shard itself
+            shard = *s;
+          },
+          help)
+      ->type_name("K/N");
+}
+
 void add_run_limits(CLI::App& app, harness::MachineConfig& cfg, const std::string& what) {
   cfg.timeout_ms = kDefaultTimeoutSeconds * 1000;
   add_unsigned_option(app, "--budget", cfg.block_budget,
