@@ -152,6 +152,8 @@ Action setup_call(CLI::App& app, const cases::BindingSet& /*bindings: runs no po
 
 }  // namespace
 
-Command call_command() { return {"call", "Run one original function under the emulator and print its effects", setup_call}; }
+Command call_command() {
+  return {"call", "Run one original function under the emulator and print its effects", setup_call};
+}
 
 }  // namespace lockstep::cli

@@ -150,7 +150,8 @@ Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no
 
 }  // namespace
 
-Command capture_command() { return {"capture", "Capture every call of chosen original functions into a corpus",
-                          setup_capture}; }
+Command capture_command() {
+  return {"capture", "Capture every call of chosen original functions into a corpus", setup_capture};
+}
 
 }  // namespace lockstep::cli

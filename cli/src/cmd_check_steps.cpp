@@ -74,8 +74,10 @@ Action setup_check_steps(CLI::App& app, const cases::BindingSet& /*bindings: run
 
 }  // namespace
 
-Command check_steps_command() { return {"check-steps",
-                          "Re-run every recorded step under the emulator and compare it with the recording",
-                          setup_check_steps}; }
+Command check_steps_command() {
+  return {"check-steps",
+          "Re-run every recorded step under the emulator and compare it with the recording",
+          setup_check_steps};
+}
 
 }  // namespace lockstep::cli

@@ -115,8 +115,10 @@ Action setup_coverage(CLI::App& app, const cases::BindingSet& /*bindings: runs n
 
 }  // namespace
 
-Command coverage_command() { return {"coverage",
-                          "Branch coverage of the original over a corpus or the driver's runs; untaken edges",
-                          setup_coverage}; }
+Command coverage_command() {
+  return {"coverage",
+          "Branch coverage of the original over a corpus or the driver's runs; untaken edges",
+          setup_coverage};
+}
 
 }  // namespace lockstep::cli

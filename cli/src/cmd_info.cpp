@@ -109,7 +109,8 @@ Action setup_info(CLI::App& app, const cases::BindingSet& /*bindings: runs no po
 
 }  // namespace
 
-Command info_command() { return {"info", "Show what a snapshot holds: regions, threads and registers, metadata",
-                          setup_info}; }
+Command info_command() {
+  return {"info", "Show what a snapshot holds: regions, threads and registers, metadata", setup_info};
+}
 
 }  // namespace lockstep::cli

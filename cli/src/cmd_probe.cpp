@@ -398,8 +398,10 @@ Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
 
 }  // namespace
 
-Command probe_command() { return {"probe",
-                          "Run the original and the port on a poked case state, or search for a state taking an edge",
-                          setup_probe}; }
+Command probe_command() {
+  return {"probe",
+          "Run the original and the port on a poked case state, or search for a state taking an edge",
+          setup_probe};
+}
 
 }  // namespace lockstep::cli

@@ -142,10 +142,11 @@ Action setup_merge(CLI::App& app, const cases::BindingSet& /*bindings: runs no p
 
 }  // namespace
 
-Command replay_command() { return {"replay", "Replay the port on a corpus of captured cases; compare every byte",
-                          setup_replay}; }
-Command merge_reports_command() { return {"merge-reports",
-                          "Merge the JSON reports of a sharded replay into the whole run's JSON / JUnit",
-                          setup_merge}; }
+Command replay_command() {
+  return {"replay", "Replay the port on a corpus of captured cases; compare every byte", setup_replay};
+}
+Command merge_reports_command() {
+  return {"merge-reports", "Merge the JSON reports of a sharded replay into the whole run's JSON / JUnit", setup_merge};
+}
 
 }  // namespace lockstep::cli

@@ -74,7 +74,8 @@ Action setup_snapshot(CLI::App& app, const cases::BindingSet& /*bindings: runs n
 
 }  // namespace
 
-Command snapshot_command() { return {"snapshot", "Take a whole-process snapshot and write it to a file",
-                          setup_snapshot}; }
+Command snapshot_command() {
+  return {"snapshot", "Take a whole-process snapshot and write it to a file", setup_snapshot};
+}
 
 }  // namespace lockstep::cli

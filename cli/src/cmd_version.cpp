@@ -28,6 +28,8 @@ std::string version_line() {
   return fmt::format("lockstep {} (unicorn {}.{}, capstone {}.{})", LOCKSTEP_VERSION, umaj, umin, cmaj, cmin);
 }
 
-Command version_command() { return {"version", "Print lockstep's version and its libraries'", setup_version}; }
+Command version_command() {
+  return {"version", "Print lockstep's version and its libraries'", setup_version};
+}
 
 }  // namespace lockstep::cli
