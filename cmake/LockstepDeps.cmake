@@ -35,4 +35,11 @@ lockstep_require_cmake_pkg(nlohmann_json nlohmann-json3-dev)
 lockstep_require_cmake_pkg(tomlplusplus libtomlplusplus-dev)
 if(LOCKSTEP_BUILD_TESTS)
   lockstep_require_cmake_pkg(GTest libgtest-dev)
+else()
+  # lockstep::gate (a game's replay gate as GoogleTest tests) is built and installed when it is there.
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    message(STATUS "lockstep: no GoogleTest (Debian package 'libgtest-dev'): lockstep::gate and "
+                   "lockstep_add_gate() are left out")
+  endif()
 endif()

@@ -1,12 +1,21 @@
 # cmake --install: libraries, public headers, the lockstep executable and a package config so that a
-# consumer's find_package(lockstep) gives lockstep::harness, lockstep::cases, lockstep::capture,
-# pod::port and pod::bindings.
+# consumer's find_package(lockstep) gives lockstep::cases, lockstep::harness, lockstep::capture,
+# lockstep::cli, lockstep::gate (when GoogleTest was found), pod::port and pod::bindings, and the CMake
+# function lockstep_add_gate() (cli/README.md shows a game using them).
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY cases/include/ harness/include/ capture/include/ port/include/ port/bindings/include/
+set(LOCKSTEP_INSTALLED_LIBRARIES lockstep_cases lockstep_harness lockstep_capture lockstep_cli pod_port pod_bindings)
+install(DIRECTORY cases/include/ harness/include/ capture/include/ cli/include/ port/include/ port/bindings/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET lockstep_gate)
+  set(LOCKSTEP_HAVE_GATE ON)
+  list(APPEND LOCKSTEP_INSTALLED_LIBRARIES lockstep_gate)
+  install(DIRECTORY gate/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+else()
+  set(LOCKSTEP_HAVE_GATE OFF)
+endif()
 
-install(TARGETS lockstep_cases lockstep_harness lockstep_capture pod_port pod_bindings
+install(TARGETS ${LOCKSTEP_INSTALLED_LIBRARIES}
         EXPORT lockstepTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -21,4 +30,5 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/lockstepConfigVersi
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/lockstepConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/lockstepConfigVersion.cmake
+              cmake/LockstepGate.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lockstep)

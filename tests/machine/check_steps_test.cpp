@@ -100,7 +100,7 @@ TEST(CheckSteps, TheCommandLineSaysSoToo) {
   std::ostringstream out, err;
   const int rc = cli::run({"check-steps", (r.dir / "snapshot.lks").string(), (r.dir / "steps.log").string(), "--profile",
                            LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml", "--max-steps", "200"},
-                          cli::Io{out, err});
+                          cli::Io{out, err}, /*bindings: these commands run no port*/ {});
   EXPECT_EQ(rc, 0) << out.str() << err.str();
   EXPECT_NE(out.str().find("steps matched: 200 / 200"), std::string::npos) << out.str();
 }
@@ -277,8 +277,8 @@ TEST(CheckSteps, ExitCodesAgreeWithCapture) {
                                         (dir / "corpus").string()};
     check.insert(check.end(), extra.begin(), extra.end());
     capture.insert(capture.end(), extra.begin(), extra.end());
-    const int a = cli::run(check, cli::Io{out, err});
-    const int b = cli::run(capture, cli::Io{out, err});
+    const int a = cli::run(check, cli::Io{out, err}, /*bindings: these commands run no port*/ {});
+    const int b = cli::run(capture, cli::Io{out, err}, /*bindings: these commands run no port*/ {});
     return std::pair{a, b};
   };
   auto write_log = [&](const std::string& name, std::vector<Record> records) {

@@ -44,7 +44,7 @@ count = 4
 
 int call(const std::vector<std::string>& args, std::string& out, std::string& err) {
   std::ostringstream o, e;
-  const int rc = cli::run(args, cli::Io{o, e});
+  const int rc = cli::run(args, cli::Io{o, e}, /*bindings: these commands run no port*/ {});
   out = o.str();
   err = e.str();
   return rc;

@@ -17,6 +17,7 @@
 
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
+#include "pod/bindings/bindings.hpp"
 
 namespace {
 
@@ -35,7 +36,7 @@ Recording* g_rec = nullptr;
 
 int run(const std::vector<std::string>& args, std::string& out, std::string& err) {
   std::ostringstream o, e;
-  const int rc = cli::run(args, cli::Io{o, e});
+  const int rc = cli::run(args, cli::Io{o, e}, pod::bindings::all());
   out = o.str();
   err = e.str();
   return rc;

@@ -26,6 +26,7 @@
 #include "../standin/standin_process.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
+#include "pod/bindings/bindings.hpp"
 
 namespace {
 
@@ -58,7 +59,7 @@ Shell record_standin(const std::string& args, const fs::path& log) {
 
 int lockstep_cli(const std::vector<std::string>& args, std::string& out) {
   std::ostringstream o, e;
-  const int rc = cli::run(args, cli::Io{o, e});
+  const int rc = cli::run(args, cli::Io{o, e}, pod::bindings::all());
   out = o.str() + e.str();
   return rc;
 }

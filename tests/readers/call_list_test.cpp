@@ -106,7 +106,7 @@ struct Dir {
 
 int run(const std::vector<std::string>& args, std::string& out) {
   std::ostringstream o, e;
-  const int code = cli::run(args, cli::Io{o, e});
+  const int code = cli::run(args, cli::Io{o, e}, /*bindings: these commands run no port*/ {});
   out = o.str() + e.str();
   return code;
 }

@@ -23,7 +23,7 @@ struct CliRun {
 CliRun run_cli(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   CliRun r;
-  r.code = run(args, Io{out, err});
+  r.code = run(args, Io{out, err}, /*bindings: these commands run no port*/ {});
   r.out = out.str();
   r.err = err.str();
   return r;

@@ -240,7 +240,7 @@ TEST(ImageAloneDll, LockstepCallOnTheDllAloneReturns) {
   ASSERT_TRUE(write_file_atomic(profile, std::string_view("[profile]\nname = \"libgcc\"\n")).ok());
   auto run = [](const std::vector<std::string>& args, std::string& out) {
     std::ostringstream o, e;
-    const int code = cli::run(args, cli::Io{o, e});
+    const int code = cli::run(args, cli::Io{o, e}, /*bindings: these commands run no port*/ {});
     out = o.str() + e.str();
     return code;
   };

@@ -28,7 +28,7 @@ struct CliRun {
 
 CliRun run_cli(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = run(args, Io{out, err});
+  const int code = run(args, Io{out, err}, /*bindings: these commands run no port*/ {});
   return {code, out.str(), err.str()};
 }
 

@@ -219,7 +219,7 @@ std::optional<std::uint32_t> lockstep_call(const fs::path& snap, const fs::path&
                                    "--thread", std::to_string(thread)};
   if (arg) args.insert(args.end(), {"--arg", std::to_string(*arg)});
   std::ostringstream out, err;
-  const int rc = cli::run(args, cli::Io{out, err});
+  const int rc = cli::run(args, cli::Io{out, err}, /*bindings: these commands run no port*/ {});
   EXPECT_EQ(rc, 0) << fn << ": " << err.str() << out.str();
   const std::string text = out.str();
   const auto at = text.find("eax = 0x");

@@ -1,0 +1,407 @@
+// lockstep probe CORPUS --case F:ID --snapshot SNAP --profile P [--poke ADDR=HEX ...] [--add]
+//   Runs the original (under Unicorn, from the case's own state) and the port on the same poked
+//   state, prints both effects, which branches went another way, and the port's diff.
+// lockstep probe CORPUS --fn F --edge ADDR:taken|fallthrough --search [--budget N] --snapshot SNAP
+//   --profile P [--dry-run]
+//   Searches for a poked state whose run takes the edge; writes it into the corpus as a poked case
+//   and replays the port on it.
+// lockstep probe CORPUS --search --edge untaken [--fn F] ...: the same for every untaken edge.
+// Exit codes: 0 the port matches the original on the probed / found state, 1 it does not, 2 bad
+// input, 3 the original faulted on the poked state, 6 the search found nothing within its budget.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/ostream.h>
+
+#include "lockstep/base/parallel.hpp"
+#include "lockstep/capture/coverage_run.hpp"
+#include "lockstep/capture/search.hpp"
+#include "lockstep/cases/compare.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/load.hpp"
+#include "lockstep/harness/profile.hpp"
+#include "lockstep/harness/replay.hpp"
+
+#include "command.hpp"
+#include "corpus_args.hpp"
+#include "numeric_option.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct ProbeArgs {
+  std::string corpus, one_case, snapshot, profile, driver, function, edge, into;
+  std::vector<std::string> pokes;
+  bool add = false, search = false, dry_run = false, any_snapshot = false, poke_constants = false;
+  std::uint32_t budget = 5000, start_cases = 8;
+  unsigned jobs = 1;
+  const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
+};
+
+// Which branches of `before` and `after` (the same function, edge counts of one run each) went
+// differently: "0x0041b0a4 jl 0x41b0c2: fallthrough -> taken".
+std::string branch_changes(const std::vector<harness::BranchSite>& before, const std::vector<harness::BranchSite>& after) {
+  std::string out;
+  auto ways = [](std::uint64_t t, std::uint64_t f) {
+    if (t && f) return fmt::format("both (taken {}, fallthrough {})", t, f);
+    if (t) return fmt::format("taken{}", t > 1 ? fmt::format(" x{}", t) : "");
+    if (f) return fmt::format("fallthrough{}", f > 1 ? fmt::format(" x{}", f) : "");
+    return std::string("not reached");
+  };
+  for (std::size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    const auto& b = before[i];
+    const auto& a = after[i];
+    if ((b.taken != 0) == (a.taken != 0) && (b.fell_through != 0) == (a.fell_through != 0)) continue;
+    out += fmt::format("    0x{:08x} {:<24} {} -> {}\n", b.address, b.text, ways(b.taken, b.fell_through),
+                       ways(a.taken, a.fell_through));
+  }
+  return out.empty() ? "    (none: every branch went the same ways)\n" : out;
+}
+
+std::vector<harness::BranchSite> minus(const std::vector<harness::BranchSite>& later,
+                                       const std::vector<harness::BranchSite>& earlier) {
+  std::vector<harness::BranchSite> d = later;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    d[i].taken -= earlier[i].taken;
+    d[i].fell_through -= earlier[i].fell_through;
+  }
+  return d;
+}
+
+// The port on a case the original produced; prints the verdict, returns the exit code.
+int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, const cases::Case& c,
+                const harness::Labeler& labels, Io& io) {
+  const cases::Binding* b = cases::find_binding(bindings, c.function);
+  if (!b) {
+    fmt::print(io.out, "port: no binding for 0x{:08x} ({}) yet: nothing to compare\n", c.function, c.name);
+    return kExitOk;
+  }
+  const cases::Comparison cmp = cases::compare(c, b->run(c));
+  if (cmp.matched()) {
+    fmt::print(io.out, "port ({}): matches the original on this state ({} bytes written, registers equal)\n", b->name,
+               c.writes.byte_count());
+    return kExitOk;
+  }
+  harness::FunctionOutcome fo;
+  fo.function = c.function;
+  fo.name = c.name;
+  fo.bound = true;
+  const harness::CaseOutcome co{&c, cmp};
+  io.out << "port (" << b->name << "): DIFFERS from the original on this state\n"
+         << harness::format_mismatch(fo, co, harness::corpus_namer(corpus, &labels));
+  return kExitMismatch;
+}
+
+// Found states go into the corpus searched, or with --into into another corpus (made with the
+// searched corpus's manifest when it does not exist yet): keeps poked states apart from captured ones.
+Result<std::vector<std::uint32_t>> add_found(const ProbeArgs& a, cases::Corpus& corpus, std::vector<cases::Case> found) {
+  if (a.into.empty()) return cases::add_cases(a.corpus, corpus, std::move(found));
+  cases::Corpus target;
+  if (std::filesystem::exists(std::filesystem::path(a.into) / "manifest.json")) {
+    LOCKSTEP_TRY(target, cases::read_corpus(a.into));
+    if (target.manifest.snapshot_sha256 != corpus.manifest.snapshot_sha256)
+      return Error::make(Errc::kUsage, "--into {}: that corpus was captured on another snapshot ({}) than {} ({})", a.into,
+                         target.manifest.snapshot_sha256.substr(0, 16), a.corpus,
+                         corpus.manifest.snapshot_sha256.substr(0, 16));
+  } else {
+    target.manifest = corpus.manifest;
+    target.manifest.functions.clear();
+    // The command that made it, without paths (a regenerated corpus must be byte-identical).
+    target.manifest.command = fmt::format("lockstep probe CORPUS --search{} --edge {} --budget {} --start-cases {}{} --into FOUND",
+                                          a.function.empty() ? "" : " --fn " + a.function, a.edge, a.budget,
+                                          a.start_cases, a.poke_constants ? " --poke-constants" : "");
+  }
+  // Each new file carries the original's code like the captured ones, for the reports' listing.
+  for (const auto& c : found) {
+    const bool have = std::any_of(target.files.begin(), target.files.end(), [&](const auto& f) { return f.function == c.function; });
+    if (have) continue;
+    for (const auto& f : corpus.files)
+      if (f.function == c.function) {
+        cases::CaseFile nf;
+        nf.function = f.function;
+        nf.name = f.name;
+        nf.code_base = f.code_base;
+        nf.code = f.code;
+        target.files.push_back(std::move(nf));
+      }
+  }
+  return cases::add_cases(a.into, target, std::move(found));
+}
+
+// --search --edge untaken: every untaken edge of --fn (or of every function in the corpus), found
+// states added to the corpus, the coverage before and after.
+int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness::Snapshot& snapshot,
+                       const harness::Profile& profile, const harness::Labeler& labels, const std::string& driver,
+                       unsigned jobs, Io& io) {
+  std::vector<std::uint32_t> fns;
+  if (!a.function.empty()) {
+    auto r = resolve_functions({a.function}, corpus);
+    if (!r.ok()) return report(io, r.error());
+    fns = *r;
+  } else {
+    for (const auto& f : corpus.files) fns.push_back(f.function);
+  }
+  const cases::BindingSet& bindings = *a.bindings;
+  std::vector<cases::Case> found;
+  std::vector<std::string> differing;
+  struct Row {
+    std::string name;
+    std::size_t covered = 0, total = 0, searched = 0, reached = 0, runs = 0;
+  };
+  std::vector<Row> rows;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<const cases::CaseFile*> files;
+  for (std::uint32_t fn : fns) {
+    const cases::CaseFile* file = nullptr;
+    for (const auto& f : corpus.files)
+      if (f.function == fn) file = &f;
+    if (!file) return report(io, Error::make(Errc::kNotFound, "the corpus has no cases of 0x{:08x}", fn));
+    files.push_back(file);
+  }
+  auto all = capture::search_untaken_edges_of(snapshot, profile, driver, files, &labels,
+                                              {a.budget, a.start_cases, 1, a.poke_constants}, jobs);
+  if (!all.ok()) return report(io, all.error());
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const cases::CaseFile* file = files[k];
+    const std::vector<capture::EdgeSearch>* searches = &(*all)[k].searches;
+    Row row{file->name};
+    row.total = (*all)[k].edges_total;
+    row.covered = row.total - searches->size();
+    for (const auto& es : *searches) {
+      row.runs += es.result.runs;
+      std::string line = fmt::format("  0x{:08x} {:<22} {:<11} ", es.goal.branch, es.branch, harness::edge_name(es.goal.edge));
+      if (es.covered_by_earlier) {
+        line += "taken by a state found above";
+        ++row.reached;
+      } else if (es.result.found) {
+        ++row.searched;
+        ++row.reached;
+        const cases::Case& c = *es.result.found_case;
+        std::string verdict = "no binding";
+        if (const cases::Binding* b = cases::find_binding(bindings, c.function)) {
+          const auto cmp = cases::compare(c, b->run(c));
+          verdict = cmp.matched() ? "port matches"
+                                  : fmt::format("port DIFFERS ({} bytes, {} registers, {} bytes read the original never "
+                                                "read)",
+                                                cmp.bytes.size(), cmp.registers.size(), cmp.outside_reads.size());
+          if (!cmp.matched()) differing.push_back(file->name);
+        }
+        line += fmt::format("found in {} runs from case {}: {}; {}", es.result.runs, es.result.start_case,
+                            es.result.how, verdict);
+        found.push_back(c);
+      } else {
+        ++row.searched;
+        line += es.result.reaching_cases == 0
+                    ? fmt::format("not found: no case reaches the branch ({} runs)", es.result.runs)
+                    : fmt::format("not found in {} runs", es.result.runs);
+      }
+      io.out << line << "\n";
+    }
+    rows.push_back(row);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print(io.out, "\n{:<28} {:>14} {:>14} {:>8}\n", "function", "edges before", "edges after", "runs");
+  std::size_t before = 0, after = 0, total = 0, reached = 0, untaken = 0, runs = 0;
+  for (const Row& r : rows) {
+    fmt::print(io.out, "{:<28} {:>8} / {:<4} {:>8} / {:<4} {:>8}\n", r.name, r.covered, r.total, r.covered + r.reached,
+               r.total, r.runs);
+    before += r.covered;
+    after += r.covered + r.reached;
+    total += r.total;
+    reached += r.reached;
+    untaken += r.total - r.covered;
+    runs += r.runs;
+  }
+  fmt::print(io.out, "{:<28} {:>8} / {:<4} {:>8} / {:<4} {:>8}\n", "total", before, total, after, total, runs);
+  fmt::print(io.out, "{} of {} untaken edges reached ({} states found), {:.1f} s, budget {} runs per edge\n", reached,
+             untaken, found.size(), secs, a.budget);
+  if (!a.dry_run && !found.empty()) {
+    auto ids = add_found(a, corpus, found);
+    if (!ids.ok()) return report(io, ids.error());
+    fmt::print(io.out, "{} poked cases written to {}\n", ids->size(), a.into.empty() ? a.corpus : a.into);
+  }
+  if (!differing.empty()) {
+    fmt::print(io.out, "the port differs from the original on {} found states (lockstep replay {} --fn {} shows them)\n",
+               differing.size(), a.into.empty() ? a.corpus : a.into, differing.front());
+    return kExitMismatch;
+  }
+  return kExitOk;
+}
+
+int run_probe(const ProbeArgs& a, Io& io) {
+  auto profile = harness::load_profile(a.profile);
+  if (!profile.ok()) return report(io, profile.error());
+  const harness::Labeler labels(*profile);
+  auto corpus = cases::read_corpus(a.corpus);
+  if (!corpus.ok()) return report(io, corpus.error());
+  auto snapshot = harness::load_snapshot(a.snapshot);
+  if (!snapshot.ok()) return report(io, snapshot.error());
+  if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return report(io, s.error());
+  const std::string driver = a.driver.empty() ? corpus->manifest.driver : a.driver;
+
+  if (a.search && a.edge == "untaken") return search_all_untaken(a, *corpus, *snapshot, *profile, labels, driver, a.jobs, io);
+  if (a.search) {
+    if (a.function.empty() || a.edge.empty())
+      return report(io, Error::make(Errc::kUsage, "--search needs --fn F and --edge ADDR:taken|fallthrough"));
+    auto fns = resolve_functions({a.function}, *corpus);
+    if (!fns.ok()) return report(io, fns.error());
+    const std::uint32_t fn = fns->front();
+    const cases::CaseFile* file = nullptr;
+    for (const auto& f : corpus->files)
+      if (f.function == fn) file = &f;
+    if (!file) return report(io, Error::make(Errc::kNotFound, "the corpus has no cases of 0x{:08x}", fn));
+    auto goal = capture::parse_edge_goal(a.edge);
+    if (!goal.ok()) return report(io, goal.error());
+    auto runner = capture::CaseRunner::create(*snapshot, *profile, driver, {{fn, file->name}}, &labels);
+    if (!runner.ok()) return report(io, runner.error());
+    const auto t0 = std::chrono::steady_clock::now();
+    auto res = capture::search_edge(**runner, *file, *goal, &labels, {a.budget, a.start_cases, 1, a.poke_constants});
+    if (!res.ok()) return report(io, res.error());
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print(io.out, "search for 0x{:08x} {} in {} ({}): {} runs of the original, {:.2f} s, {} start cases reach the branch\n",
+               goal->branch, harness::edge_name(goal->edge), file->name, a.edge, res->runs, secs, res->reaching_cases);
+    if (res->already_taken) {
+      fmt::print(io.out, "case {} already takes this edge: nothing to search\n", res->start_case);
+      return kExitOk;
+    }
+    if (!res->found) {
+      fmt::print(io.out, "not found within the budget of {} runs{}\n", a.budget,
+                 res->reaching_cases ? "" : " (no case reaches the branch at all: search its dominating branch first)");
+      return kExitNotFound;
+    }
+    fmt::print(io.out, "found, from case {}: {}\n", res->start_case, res->how);
+    for (const auto& p : res->pokes) {
+      std::string hex;
+      for (auto b : p.bytes) hex += fmt::format("{:02x}", b);
+      fmt::print(io.out, "  --poke 0x{:08x}={}   ({})\n", p.address, hex, labels.name(p.address));
+    }
+    if (res->poked_registers)
+      fmt::print(io.out, "  entry registers set: {} (the case's `in` registers hold the values)\n",
+                 cases::poked_register_names(res->poked_registers));
+    cases::Case found = *res->found_case;
+    if (!a.dry_run) {
+      const std::string name = file->name;  // add_cases may move the files
+      auto ids = add_found(a, *corpus, {found});
+      if (!ids.ok()) return report(io, ids.error());
+      found.id = ids->front();
+      fmt::print(io.out, "written to {} as case {}:{} (poked)\n", a.into.empty() ? a.corpus : a.into, name, found.id);
+    }
+    return replay_port(*a.bindings, *corpus, found, labels, io);
+  }
+
+  if (a.one_case.empty()) return report(io, Error::make(Errc::kUsage, "probe needs --case F:ID (or --search)"));
+  auto id = parse_case_id(a.one_case, *corpus);
+  if (!id.ok()) return report(io, id.error());
+  auto found = find_case(*corpus, id->first, id->second);
+  if (!found.ok()) return report(io, found.error());
+  const cases::Case& c = **found;
+  std::vector<cases::Poke> pokes = c.pokes;
+  cases::Case start = c;  // with any entry registers the pokes set
+  for (const auto& p : a.pokes) {
+    // REG=VALUE sets an entry register (eax .. ebp) instead of memory.
+    const std::string name = p.substr(0, p.find('='));
+    // (poke_register on a throwaway case: is the name a register?)
+    if (cases::Case trial; p.find('=') != std::string::npos && cases::poke_register(trial, name, 0)) {
+      auto v = harness::parse_u32(p.substr(name.size() + 1));
+      if (!v.ok())
+        return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number", p,
+                                      p.substr(name.size() + 1)));
+      cases::poke_register(start, name, *v);
+      continue;
+    }
+    auto poke = harness::parse_poke(p, labels);
+    if (!poke.ok()) return report(io, poke.error().wrap("--poke {}", p));
+    pokes.push_back({poke->address, poke->bytes});
+  }
+  auto runner = capture::CaseRunner::create(*snapshot, *profile, driver, {{c.function, c.name}}, &labels);
+  if (!runner.ok()) return report(io, runner.error());
+  auto& cov = (*runner)->collector();
+  auto plain = (*runner)->run(c, c.pokes);
+  if (!plain.ok()) return report(io, plain.error());
+  const auto after_plain = cov.functions().front().branches;
+  auto poked = (*runner)->run(start, pokes);
+  if (!poked.ok()) return report(io, poked.error());
+  const auto after_poked = cov.functions().front().branches;
+
+  fmt::print(io.out, "case {}:{} (step {}, racer {}, call {}){}\n", c.name, c.id, c.origin.step, c.origin.racer,
+             c.origin.call_index, c.poked() ? " [poked]" : "");
+  if (!plain->same_as_case)
+    fmt::print(io.out, "warning: the unpoked re-run does not reproduce the recorded case; the snapshot may not be the "
+                       "state the case was captured on\n");
+  for (const auto& p : pokes) {
+    std::string hex;
+    for (auto b : p.bytes) hex += fmt::format("{:02x} ", b);
+    fmt::print(io.out, "poke {}: {}\n", labels.name(p.address), hex);
+  }
+  if (poked->outcome.fault) {
+    fmt::print(io.out, "original: FAULTED on the poked state\n{}", harness::format_fault(*poked->outcome.fault));
+    return kExitGuestFault;
+  }
+  if (start.poked_registers)
+    fmt::print(io.out, "entry registers set: {} (eax {:#010x} edx {:#010x} ebx {:#010x} ecx {:#010x})\n",
+               cases::poked_register_names(start.poked_registers), start.in.eax, start.in.edx, start.in.ebx,
+               start.in.ecx);
+  fmt::print(io.out, "original (Unicorn, from the case's state{}):\n{}",
+             pokes.empty() && !start.poked_registers ? "" : " + pokes",
+             harness::format_effects(poked->outcome.record.effects, labels));
+  if (!poked->reads_outside_case.empty())
+    fmt::print(io.out,
+               "  {} bytes read that the case does not hold (values from the snapshot, not from the moment of the "
+               "call), first at {}\n",
+               poked->reads_outside_case.size(), labels.name(poked->reads_outside_case.front()));
+  fmt::print(io.out, "branches that went another way than unpoked:\n{}",
+             branch_changes(after_plain, minus(after_poked, after_plain)));
+  const int verdict = replay_port(*a.bindings, *corpus, poked->as_case, labels, io);
+  if (a.add) {
+    if (pokes.empty() && !start.poked_registers)
+      return report(io, Error::make(Errc::kUsage, "--add keeps a poked state; give --poke"));
+    cases::Case keep = poked->as_case;
+    keep.note = fmt::format("probe of case {}", c.id);
+    const std::string name = c.name;  // `c` points into the corpus add_cases rewrites
+    auto ids = cases::add_cases(a.corpus, *corpus, {keep});
+    if (!ids.ok()) return report(io, ids.error());
+    fmt::print(io.out, "written to {} as case {}:{} (poked)\n", a.corpus, name, ids->front());
+  }
+  return verdict;
+}
+
+Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
+  auto a = std::make_shared<ProbeArgs>();
+  a->bindings = &bindings;
+  app.add_option("corpus", a->corpus, "Corpus folder")->required();
+  app.add_option("--snapshot", a->snapshot, "The snapshot the corpus was captured on")->required();
+  app.add_option("--profile", a->profile, "Profile (TOML) of the original: functions, stubs and labels")->required();
+  app.add_option("--case", a->one_case, "The case to probe: FUNCTION:ID (e.g. tyres::tyres:12)");
+  app.add_option("--poke", a->pokes,
+                 "ADDR=HEX bytes laid over the case's state (ADDR: car[3]+0x440, a label, 0x...), or REG=VALUE "
+                 "for an entry register (eax=0x4000)");
+  app.add_flag("--add", a->add, "Write the poked state into the corpus as a poked case");
+  app.add_flag("--search", a->search, "Search for a state that takes --edge of --fn");
+  app.add_option("--fn", a->function, "The function to search in (name or address)");
+  app.add_option("--edge", a->edge,
+                 "ADDR:taken or ADDR:fallthrough (a conditional branch of --fn), or 'untaken': every untaken edge "
+                 "of --fn (or of every function of the corpus)");
+  add_unsigned_option(app, "--budget", a->budget, "Runs of the original the search may spend (default 5000)", 1);
+  add_unsigned_option(app, "--start-cases", a->start_cases, "Cases reaching the branch to start from (default 8)", 1);
+  app.add_option("--into", a->into, "Write found states into this corpus (made if missing) instead of CORPUS");
+  add_jobs_option(app, a->jobs,
+                   "--search --edge untaken: threads over the functions, each with its own machine (default 1); the "
+                   "states found are the same for any N");
+  app.add_flag("--dry-run", a->dry_run, "Search, but do not write the found case into the corpus");
+  app.add_flag("--poke-constants", a->poke_constants,
+               "Let the search also change labelled tables and constants (states no game reaches)");
+  app.add_option("--driver", a->driver, "The [[driver]] whose stubs are on (default: the corpus's)");
+  app.add_flag("--any-snapshot", a->any_snapshot, "Run on a snapshot other than the corpus's");
+  return [a](Io& io) { return run_probe(*a, io); };
+}
+
+}  // namespace
+
+Command probe_command() {
+  return {"probe",
+          "Run the original and the port on a poked case state, or search for a state taking an edge",
+          setup_probe};
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,152 @@
+// lockstep replay CORPUS: runs the port's binding on every case and compares every byte.
+// lockstep merge-reports SHARD.json...: the report of a whole run from its shards' JSON reports.
+// Exit code 0 all matched, 1 a mismatch, 2 bad input.
+#include <fstream>
+#include <iostream>
+
+#include <fmt/ostream.h>
+
+#include "lockstep/base/io.hpp"
+#include "lockstep/base/parallel.hpp"
+#include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/profile.hpp"
+#include "lockstep/harness/replay.hpp"
+
+#include "command.hpp"
+#include "corpus_args.hpp"
+#include "numeric_option.hpp"
+
+namespace lockstep::cli {
+namespace {
+
+struct ReplayArgs {
+  std::string corpus;
+  std::vector<std::string> functions;
+  std::string one_case;
+  std::string profile;
+  std::string json, junit, baseline;
+  bool allow_outside = false;
+  std::size_t max_reports = 10;
+  unsigned jobs = 1;
+  Shard shard;
+  const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
+};
+
+// The JSON and JUnit reports a replay writes (also of merged shards).
+int write_reports(const harness::ReplayResult& result, const std::string& json, const std::string& junit, Io& io) {
+  if (!json.empty())
+    if (auto s = write_file_atomic(json, harness::to_json(result)); !s.ok()) return report(io, s.error());
+  if (!junit.empty())
+    if (auto s = write_file_atomic(junit, harness::to_junit(result)); !s.ok()) return report(io, s.error());
+  return kExitOk;
+}
+
+int run_replay(const ReplayArgs& a, Io& io) {
+  auto corpus = cases::read_corpus(a.corpus);
+  if (!corpus.ok()) return report(io, corpus.error());
+  harness::ReplayOptions opt;
+  opt.outside_reads_fail = !a.allow_outside;
+  opt.jobs = a.jobs;
+  opt.shard = a.shard;
+  auto fns = resolve_functions(a.functions, *corpus);
+  if (!fns.ok()) return report(io, fns.error());
+  opt.functions = *fns;
+  if (!a.one_case.empty()) {
+    auto id = parse_case_id(a.one_case, *corpus);
+    if (!id.ok()) return report(io, id.error());
+    opt.only_case = *id;
+  }
+  std::optional<harness::Labeler> labeler;
+  if (!a.profile.empty()) {
+    auto p = harness::load_profile(a.profile);
+    if (!p.ok()) return report(io, p.error());
+    labeler.emplace(*p);
+  }
+  // The baseline is read before the replay: a bad one is refused before anything runs.
+  std::optional<std::string> baseline;
+  if (!a.baseline.empty()) {
+    auto text = read_file(a.baseline, 64u << 20);
+    if (!text.ok()) return report(io, text.error());
+    baseline.emplace(text->begin(), text->end());
+  }
+  auto result = harness::replay(*corpus, *a.bindings, opt);
+  if (!result.ok()) return report(io, result.error());
+
+  const harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
+
+  std::size_t shown = 0;
+  for (const auto& f : result->functions)
+    for (const auto& c : f.failures)
+      if (shown++ < a.max_reports) io.out << harness::format_mismatch(f, c, namer) << "\n";
+  if (shown > a.max_reports)
+    fmt::print(io.out, "({} more mismatching cases not shown; --max-reports N shows more)\n\n", shown - a.max_reports);
+  io.out << harness::format_table(*result);
+
+  if (baseline) {
+    auto delta = harness::compare_baseline(*result, *baseline);
+    if (!delta.ok()) return report(io, delta.error().wrap("baseline {}", a.baseline));
+    fmt::print(io.out, "against the baseline {}:\n{}", a.baseline, harness::format_baseline(*delta));
+  }
+  if (int rc = write_reports(*result, a.json, a.junit, io); rc != kExitOk) return rc;
+  return result->all_matched() ? kExitOk : kExitMismatch;
+}
+
+Action setup_replay(CLI::App& app, const cases::BindingSet& bindings) {
+  auto a = std::make_shared<ReplayArgs>();
+  a->bindings = &bindings;
+  app.add_option("corpus", a->corpus, "Corpus folder (manifest.json + case files)")->required();
+  app.add_option("--fn", a->functions, "Only these functions (name or address); repeatable");
+  app.add_option("--case", a->one_case, "Only this case: FUNCTION:ID (e.g. 0x0041af80:12)");
+  app.add_option("--profile", a->profile, "Profile of the original: its labels name the differing bytes");
+  app.add_option("--json", a->json, "Write a JSON report here");
+  app.add_option("--junit", a->junit, "Write a JUnit XML report here");
+  app.add_option("--baseline", a->baseline, "An earlier --json report: list what got better or worse");
+  app.add_flag("--allow-outside-reads", a->allow_outside,
+               "Do not fail a case when the port reads bytes the original never read (still reported)");
+  add_unsigned_option(app, "--max-reports", a->max_reports, "Mismatch reports to print (default 10)");
+  add_jobs_option(app, a->jobs, "Threads replaying cases (default 1); the reports are the same for any N");
+  add_shard_option(app, a->shard,
+                   "K/N: only shard K of N (the corpus's functions dealt out in address order); "
+                   "merge the shards' --json reports with `lockstep merge-reports`");
+  return [a](Io& io) { return run_replay(*a, io); };
+}
+
+struct MergeArgs {
+  std::vector<std::string> reports;
+  std::string json, junit;
+};
+
+int run_merge(const MergeArgs& a, Io& io) {
+  std::vector<std::string> texts;
+  for (const auto& path : a.reports) {
+    auto text = read_file(path, 64u << 20);
+    if (!text.ok()) return report(io, text.error());
+    texts.emplace_back(text->begin(), text->end());
+  }
+  auto merged = harness::merge_reports(texts, a.reports);
+  if (!merged.ok()) return report(io, merged.error());
+  io.out << harness::format_table(*merged);
+  if (int rc = write_reports(*merged, a.json, a.junit, io); rc != kExitOk) return rc;
+  return merged->all_matched() ? kExitOk : kExitMismatch;
+}
+
+Action setup_merge(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
+  auto a = std::make_shared<MergeArgs>();
+  app.add_option("reports", a->reports, "The --json reports of `lockstep replay --shard K/N`, every K once")
+      ->required();
+  app.add_option("--json", a->json, "Write the merged JSON report here (the unsharded run's)");
+  app.add_option("--junit", a->junit, "Write the merged JUnit XML report here (the unsharded run's)");
+  return [a](Io& io) { return run_merge(*a, io); };
+}
+
+}  // namespace
+
+Command replay_command() {
+  return {"replay", "Replay the port on a corpus of captured cases; compare every byte", setup_replay};
+}
+Command merge_reports_command() {
+  return {"merge-reports", "Merge the JSON reports of a sharded replay into the whole run's JSON / JUnit", setup_merge};
+}
+
+}  // namespace lockstep::cli

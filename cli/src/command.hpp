@@ -1,0 +1,42 @@
+// What the commands share inside lockstep::cli: the shape of a command, the error report, and the
+// list of every command (cli.cpp puts them on the command line; one cmd_*.cpp defines each).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "lockstep/base/result.hpp"
+#include "lockstep/cases/binding.hpp"
+#include "lockstep/cli/cli.hpp"
+
+namespace lockstep::cli {
+
+/// What runs when a command is chosen; returns a process exit code (lockstep::ExitCode).
+using Action = std::function<int(Io&)>;
+
+/// A subcommand: `setup` adds its options to `app` and returns the action run when it is chosen. The
+/// bindings are `run`'s caller's (the game's port); they outlive the action.
+struct Command {
+  std::string name;
+  std::string help;
+  std::function<Action(CLI::App& app, const cases::BindingSet& bindings)> setup;
+};
+
+/// Prints an Error as "lockstep: error (kind): message" and returns its exit code.
+int report(Io& io, const Error& e);
+
+// Every command, one function each (cmd_<name>.cpp).
+Command snapshot_command();
+Command info_command();
+Command call_command();
+Command check_steps_command();
+Command capture_command();
+Command replay_command();
+Command merge_reports_command();
+Command coverage_command();
+Command probe_command();
+Command version_command();
+
+}  // namespace lockstep::cli

@@ -1,0 +1,286 @@
+// The replay gate (lockstep/testing/gate.hpp): a corpus becomes one GoogleTest test per function; a
+// failing test's message is the replay report a porter reads.
+#include "lockstep/testing/gate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "lockstep/base/io.hpp"
+#include "lockstep/base/numbers.hpp"
+#include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/profile.hpp"
+#include "lockstep/harness/replay.hpp"
+
+namespace lockstep::testing {
+namespace {
+
+/// (function, case) -> every known difference of it ("different 0x00630880", "register eax") -> why
+using KnownDifferences = std::map<std::pair<std::uint32_t, std::uint32_t>, std::map<std::string, std::string>>;
+
+/// What every test of one gate shares (the tests hold it: it lives as long as they do).
+struct Gate {
+  cases::Corpus corpus;
+  KnownDifferences known;
+  std::optional<harness::Labeler> labeler;
+  cases::BindingSet bindings;
+
+  harness::Namer namer() const { return harness::corpus_namer(corpus, labeler ? &*labeler : nullptr, 200); }
+};
+
+const char* diff_kind_name(cases::ByteDiff::Kind k) {
+  switch (k) {
+    case cases::ByteDiff::Kind::kDifferent: return "different";
+    case cases::ByteDiff::Kind::kNotWritten: return "not-written";
+    case cases::ByteDiff::Kind::kExtraWrite: return "extra-write";
+  }
+  return "?";
+}
+
+/// A case's differences, one item per byte, register or error, in the known-differences spelling.
+std::set<std::string> difference_items(const cases::Comparison& cmp) {
+  std::set<std::string> items;
+  for (const auto& b : cmp.bytes) items.insert(fmt::format("{} 0x{:08x}", diff_kind_name(b.kind), b.address));
+  if (cmp.outside_reads_fail)
+    for (auto a : cmp.outside_reads) items.insert(fmt::format("outside-read 0x{:08x}", a));
+  for (const auto& r : cmp.registers) items.insert("register " + r.name);
+  if (!cmp.port_error.empty()) items.insert("port-error");
+  return items;
+}
+
+/// Items as known-differences lines (consecutive bytes of one kind on one line), for the message.
+std::string as_known_lines(std::uint32_t fn, std::uint32_t id, const std::set<std::string>& items) {
+  std::string out;
+  std::string kind;
+  std::uint64_t start = 0, next = 0;
+  auto flush = [&] {
+    if (kind.empty()) return;
+    out += fmt::format("  0x{:08x}:{}  {} 0x{:08x}{}  <why>\n", fn, id, kind, start,
+                       next - start > 1 ? fmt::format("+{}", next - start) : "");
+    kind.clear();
+  };
+  for (const std::string& item : items) {
+    const auto sp = item.find(' ');
+    const std::string k = item.substr(0, sp);
+    if (sp == std::string::npos || k == "register") {
+      flush();
+      out += fmt::format("  0x{:08x}:{}  {}  <why>\n", fn, id, item);
+      continue;
+    }
+    const std::uint64_t a = std::stoull(item.substr(sp + 1), nullptr, 16);
+    if (k == kind && a == next) {
+      ++next;
+      continue;
+    }
+    flush();
+    kind = k;
+    start = a;
+    next = a + 1;
+  }
+  flush();
+  return out;
+}
+
+const cases::CaseFile* find_file(const cases::Corpus& corpus, std::uint32_t fn) {
+  for (const auto& f : corpus.files)
+    if (f.function == fn) return &f;
+  return nullptr;
+}
+
+bool all_empty(const cases::CaseFile& file) {
+  for (const auto& c : file.cases)
+    if (c.poked() || !c.inputs.empty() || !c.writes.empty() || c.returns != cases::Returns::kNone) return false;
+  return !file.cases.empty();
+}
+
+class FunctionGate : public ::testing::Test {
+ public:
+  FunctionGate(std::shared_ptr<const Gate> gate, std::uint32_t fn) : gate_(std::move(gate)), fn_(fn) {}
+  void TestBody() override {
+    harness::ReplayOptions opt;
+    opt.functions = {fn_};
+    auto r = harness::replay(gate_->corpus, gate_->bindings, opt);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->functions.size(), 1u);
+    const auto& f = r->functions[0];
+    if (!f.bound) GTEST_SKIP() << f.name << ": no binding yet (" << f.cases << " cases)";
+    // No cases is no evidence: skipped, not passed (the original's run never called it).
+    if (f.cases == 0) GTEST_SKIP() << f.name << ": the corpus holds no case of it";
+    // Captured cases that read nothing and wrote nothing (and return nothing) are of a stub, not the
+    // function: a capture that replaced it with a `ret` records the ret. Matching those would prove
+    // nothing. Poked cases are exempt: a search or an analyst chose that state on purpose, e.g. the
+    // empty list a guard returns on at once (its evidence is that the port, too, touches nothing).
+    if (const auto* file = find_file(gate_->corpus, fn_); file != nullptr && all_empty(*file))
+      FAIL() << f.name << ": all " << f.cases << " cases read and write nothing (the capture ran a stub at "
+             << fmt::format("{:#010x}", fn_) << "?): the corpus holds no evidence for it";
+    std::string reports;
+    std::size_t shown = 0, known = 0;
+    std::set<std::uint32_t> failing;
+    auto namer = gate_->namer();
+    for (const auto& c : f.failures) {
+      failing.insert(c.c->id);
+      const std::set<std::string> items = difference_items(c.comparison);
+      auto listed = gate_->known.find({fn_, c.c->id});
+      std::set<std::string> unlisted = items, gone;
+      if (listed != gate_->known.end()) {
+        for (const auto& [item, why] : listed->second) {
+          if (!unlisted.erase(item)) gone.insert(item);
+        }
+      }
+      if (unlisted.empty() && gone.empty()) {
+        ++known;
+        continue;
+      }
+      if (shown++ < 3) {
+        reports += harness::format_mismatch(f, c, namer);
+        if (!unlisted.empty())
+          reports += "differences not among the known ones, as known-differences lines:\n" +
+                     as_known_lines(fn_, c.c->id, unlisted);
+        if (!gone.empty())
+          reports += "listed as known but no longer there (delete them):\n" + as_known_lines(fn_, c.c->id, gone);
+      }
+    }
+    EXPECT_EQ(f.mismatched, known) << f.mismatched - known << " of " << f.cases << " cases of " << f.name
+                                   << " mismatched other than the known differences say; the first:\n" << reports;
+    EXPECT_EQ(f.matched + known, f.cases);
+    for (const auto& [key, items] : gate_->known) {
+      if (key.first != fn_) continue;
+      EXPECT_TRUE(failing.count(key.second))
+          << f.name << " case " << key.second << " is listed with " << items.size()
+          << " known differing bytes (" << items.begin()->second
+          << ") but now matches (or is gone): delete its lines from the known-differences file";
+    }
+    RecordProperty("cases", static_cast<int>(f.cases));
+  }
+
+ private:
+  std::shared_ptr<const Gate> gate_;
+  std::uint32_t fn_;
+};
+
+/// One line of a known-differences file into `known`; an error message, or "" when it is fine.
+std::string parse_known_line(std::string line, KnownDifferences& known) {
+  if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+  std::istringstream ls(line);
+  std::string id, kind, where, why;
+  if (!(ls >> id)) return "";
+  const auto colon = id.find(':');
+  auto fn = parse_address(id.substr(0, colon));
+  auto cid = colon == std::string::npos ? fn : parse_address(id.substr(colon + 1));
+  if (colon == std::string::npos || !fn.ok() || !cid.ok())
+    return "expected FUNCTION_ADDRESS:CASE_ID KIND ADDRESS[+COUNT] why, got \"" + id + "\"";
+  if (!(ls >> kind)) return "no KIND after " + id;
+  std::vector<std::string> items;
+  if (kind == "port-error") {
+    items.push_back(kind);
+  } else if (kind == "register") {
+    if (!(ls >> where)) return "register without its name";
+    items.push_back(kind + " " + where);
+  } else if (kind == "outside-read" || kind == "different" || kind == "not-written" || kind == "extra-write") {
+    if (!(ls >> where)) return kind + " without ADDRESS[+COUNT]";
+    const auto plus = where.find('+');
+    auto a = parse_address(where.substr(0, plus));
+    auto count = plus == std::string::npos ? Result<std::uint32_t>(1u) : parse_address(where.substr(plus + 1));
+    if (!a.ok() || !count.ok() || *count == 0 || std::uint64_t{*a} + *count > (std::uint64_t{1} << 32))
+      return "\"" + where + "\" is not ADDRESS or ADDRESS+COUNT";
+    for (std::uint32_t k = 0; k < *count; ++k) items.push_back(fmt::format("{} 0x{:08x}", kind, *a + k));
+  } else {
+    return "unknown KIND \"" + kind + "\" (outside-read, different, not-written, extra-write, register, port-error)";
+  }
+  std::getline(ls, why);
+  const auto text = why.find_first_not_of(' ');
+  if (text == std::string::npos) return "no reason given: every known difference says why";
+  for (const auto& item : items)
+    if (!known[{*fn, *cid}].emplace(item, why.substr(text)).second) return item + " listed twice";
+  return "";
+}
+
+Result<KnownDifferences> read_known_differences(const std::string& path) {
+  // A list of a few hundred lines; 16 MiB bounds a wrong file named by mistake.
+  LOCKSTEP_TRY(std::vector<std::uint8_t> bytes, read_file(path, 16u << 20));
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  KnownDifferences known;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (std::string what = parse_known_line(line, known); !what.empty())
+      return Error::make(Errc::kMalformed, "{}:{}: {}", path, n, what);
+  return known;
+}
+
+/// Takes `name VALUE` out of argv (GoogleTest must not see it); `value` keeps its default when absent.
+void take_flag(int& argc, char** argv, const char* name, std::string& value) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) != 0) continue;
+    value = argv[i + 1];
+    for (int j = i; j + 2 <= argc; ++j) argv[j] = argv[j + 2];
+    argc -= 2;
+    return;
+  }
+}
+
+}  // namespace
+
+Status register_gate(const GateOptions& options, cases::BindingSet bindings) {
+  auto gate = std::make_shared<Gate>();
+  gate->bindings = std::move(bindings);
+  LOCKSTEP_TRY(gate->corpus, cases::read_corpus(options.corpus));
+  if (!options.known_differences.empty()) {
+    LOCKSTEP_TRY(gate->known, read_known_differences(options.known_differences));
+  }
+  if (!options.profile.empty()) {
+    LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(options.profile));
+    gate->labeler.emplace(profile);
+  }
+  for (const auto& [key, why] : gate->known) {
+    bool present = false;
+    for (const auto& f : gate->corpus.files)
+      for (const auto& c : f.cases) present = present || (f.function == key.first && c.id == key.second);
+    if (!present)
+      return Error::make(Errc::kMalformed, "{} lists case 0x{:08x}:{}, which the corpus {} does not hold: delete its lines",
+                         options.known_differences, key.first, key.second, options.corpus);
+  }
+  std::size_t n = 0;
+  for (const auto& f : gate->corpus.files) {
+    if (!options.shard.holds(n++)) continue;
+    std::string name = fmt::format("fn_{:08x}_{}", f.function, f.name);
+    for (auto& ch : name)
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    const std::uint32_t fn = f.function;
+    ::testing::RegisterTest(options.suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [gate, fn]() -> ::testing::Test* { return new FunctionGate(gate, fn); });
+  }
+  return {};
+}
+
+int gate_main(int argc, char** argv, GateOptions defaults, cases::BindingSet bindings) {
+  const char* program = argc > 0 ? argv[0] : "gate";
+  std::string shard = fmt::format("{}/{}", defaults.shard.index, defaults.shard.count);
+  take_flag(argc, argv, "--corpus", defaults.corpus);
+  take_flag(argc, argv, "--profile", defaults.profile);
+  take_flag(argc, argv, "--known", defaults.known_differences);
+  take_flag(argc, argv, "--shard", shard);
+  ::testing::InitGoogleTest(&argc, argv);
+  auto parsed = parse_shard(shard);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s: --shard: %s\n", program, parsed.error().message.c_str());
+    return kExitBadInput;
+  }
+  defaults.shard = *parsed;
+  if (auto s = register_gate(defaults, std::move(bindings)); !s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program, s.error().message.c_str());
+    return exit_code_for(s.error().code);
+  }
+  return RUN_ALL_TESTS();
+}
+
+}  // namespace lockstep::testing

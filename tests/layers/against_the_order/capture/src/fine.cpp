@@ -1,0 +1,2 @@
+#include "lockstep/capture/capture.hpp"
+#include "lockstep/harness/machine.hpp"

@@ -1,0 +1,2 @@
+#include "lockstep/base/result.hpp"
+#include "lockstep/capture/capture.hpp"

@@ -1,0 +1,3 @@
+#include <cstdint>
+#include <fmt/format.h>
+#include "pod/memory.hpp"
