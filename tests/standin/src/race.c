@@ -261,6 +261,12 @@ static int sector_number(uint32_t point) {
   return s ? (int)((s - U32(POD_SECTOR_TABLE, 0)) / SECTOR_SIZE) : -1;
 }
 
+static int link_number(uint32_t link) {
+  for (int l = 0; l < path_link_count; ++l)
+    if (path_links[l] == link) return l;
+  return -1;
+}
+
 static void race_trace_car(int racer) {
   uint32_t car = CAR(racer), driver = DRIVER(racer);
   const vec3 *p = VEC(car, CAR_BODY_CENTRE);
@@ -273,14 +279,15 @@ static void race_trace_car(int racer) {
   int walls = 0;
   for (int i = 0; i < 5; ++i) walls += I32(car, CAR_POINT(i) + PT_WALL_DEPTH) > 0;
   vec3 flat = {p->x, p->y, 0};
-  fprintf(stderr, "%d %d ring %d r %.2f z %.2f v %.2f down %d skid %d slide %d walls %d upz %.2f ud %08x stuck %.2f gear %d beac %d w0q %d w0s %d secs %d,%d,%d,%d,%d\n",
+  fprintf(stderr, "%d %d ring %d r %.2f z %.2f v %.2f down %d skid %d slide %d walls %d upz %.2f ud %08x stuck %.2f gear %d beac %d w0q %d w0s %d secs %d,%d,%d,%d,%d trk %d,%d xy %.3f,%.3f\n",
           I32(POD_FRAME, FRAME_STEP), racer, I32(driver, DRV_RING), POD_CALL1(FN_LENGTH16, ADDR(&flat)) / 65536.0,
           p->z / 65536.0, POD_CALL1(FN_LENGTH16, car + CAR_VELOCITY) / 65536.0, down, skid, slide, walls,
           I32(car, CAR_UP + 8) / 65536.0, U32(car, CAR_UPSIDE_DOWN), I32(driver, DRV_STUCK) / 65536.0,
           I8(car, CAR_GEAR), I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * racer + REC_BEACONS_PASSED),
           U8(car, PT_FACE_QUAD), sector_number(car + CAR_POINT(0)), sector_number(car + CAR_POINT(0)),
           sector_number(car + CAR_POINT(1)), sector_number(car + CAR_POINT(2)), sector_number(car + CAR_POINT(3)),
-          sector_number(car + CAR_POINT(4)));
+          sector_number(car + CAR_POINT(4)), link_number(U32(driver, DRV_TRACK_LINK)), I32(driver, DRV_TRACK_POINT), p->x / 65536.0,
+          p->y / 65536.0);
 }
 
 void race_setup(void) {
