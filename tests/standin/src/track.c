@@ -361,18 +361,20 @@ void track_build(void) {
    * its points last had hold nothing: the sector searches' fall-backs (world::sector_near's
    * neighbours, world::sector_any's whole table and its "no sector in play holds it"). */
   uint32_t sector = table + SECTORS_IN_LOOP * SECTOR_SIZE;
-  uint32_t mesh = alloc(MESH_SIZE), verts = alloc(4 * 12u), quads = alloc(QUAD_SIZE);
+  uint32_t mesh = alloc(MESH_SIZE), verts = alloc(4 * 12u), tris = alloc(2 * TRI_SIZE);
   vec3 *v = (vec3 *)PTR(verts);
   const fx pit_r[2] = {PIT_INNER, PIT_OUTER};
   for (int k = 0; k < 4; ++k) {  /* inner and outer at ring 10, outer and inner at ring 12: up */
     fx a = ring_angle(k < 2 ? PIT_FIRST_RING : PIT_LAST_RING), r = pit_r[k == 1 || k == 2];
     v[k] = (vec3){mul16(r, POD_CALL1(FN_COS16, a)), mul16(r, POD_CALL1(FN_SIN16, a)), -PIT_DEPTH};
   }
-  quad(quads, v, 0, 1, 2, 3, FACE_WALL, 0);
+  /* two triangles, no quad: the only mesh the track pass searches without quads */
+  triangle(tris, v, 0, 1, 2, FACE_WALL, 0);
+  triangle(tris + TRI_SIZE, v, 2, 3, 0, FACE_WALL, 0);
   U16(mesh, MESH_VERTEX_COUNT) = 4;
-  I16(mesh, MESH_QUAD_COUNT) = 1;
+  I16(mesh, MESH_TRI_COUNT) = 2;
   U32(mesh, MESH_VERTICES) = verts;
-  U32(mesh, MESH_QUADS) = quads;
+  U32(mesh, MESH_TRIS) = tris;
   U32(sector, SECTOR_MESH) = mesh;
   bounds(sector, v, 4);
   I32(sector, SECTOR_NEIGHBOURS) = -1;
