@@ -5,7 +5,8 @@
  * slope up to 8 high and down again, and a sharp bump that throws a fast car into the air. Each sector
  * has its own mesh: 3 rings of 5 vertices (inner wall top, inner edge, centre, outer edge, outer wall
  * top), two road faces per lane (quads; triangles in sectors 2 and 3) flagged ground, and wall quads on
- * both sides flagged wall. A 25th sector, out of play (neighbour count -1), lies under the middle.
+ * both sides flagged wall. A 25th sector, out of play (neighbour count -1), is a ledge beyond the
+ * gap, its floor two triangles flagged wall (see the end of track_build).
  * Computed with the stand-in's own integer arithmetic (sin16, cos16, cross16, length16, div16), so
  * it is the same on every machine and under an emulator. */
 #include <stdint.h>
@@ -22,11 +23,11 @@
 #define TWO_PI16 411774
 #define WALL_HEIGHT (3 * FX_ONE)
 #define RENDER_GOURAUD 0x20
-#define PIT_FIRST_RING 10
-#define PIT_LAST_RING 12
-#define PIT_INNER (131 * FX_ONE)
-#define PIT_OUTER (141 * FX_ONE)
-#define PIT_DEPTH (5 * FX_ONE)
+#define LEDGE_FIRST_RING 10 /* the ledge beyond the gap (sector 24, out of play) */
+#define LEDGE_LAST_RING 12
+#define LEDGE_INNER (140 * FX_ONE)
+#define LEDGE_OUTER (152 * FX_ONE)
+#define LEDGE_DEPTH (5 * FX_ONE)
 
 static uint32_t heap = POD_TRACK_HEAP;
 
@@ -354,19 +355,22 @@ void track_build(void) {
 
   paths_build();
 
-  /* Sector 24: out of play (neighbour count -1: no sector lists it, it lists none), one ground quad:
-   * the pit, 5 below the road beyond the gap (rings 10..12, radius 131..152). A car that flies out of
-   * the gap lands in it, found only by the search of every sector (F070); driving off its edge, it
-   * falls and is put back on the pit's floor, the face wheel 0 last touched (F082), where the sectors
-   * its points last had hold nothing: the sector searches' fall-backs (world::sector_near's
-   * neighbours, world::sector_any's whole table and its "no sector in play holds it"). */
+  /* Sector 24: out of play (neighbour count -1: no sector lists it, it lists none): the ledge, a
+   * floor flagged wall 5 below the road beyond the gap (rings 10..12, radius 140..152). A fast car
+   * that flies out of the gap lands on it: no wheel can stand on a wall, so the car lies on it as on
+   * its roof, pushed out by its face (F074), its points in sector 24, found only by the search of
+   * every sector (F070); it slides off the edge, falls 10 below the ledge (F080) and is put back on
+   * the face wheel 0 last touched, on the road, where sector 24 does not hold its points and lists no
+   * neighbours: world::sector_near falls back on world::sector_any. A slower car falls short of the
+   * ledge, its points still in the gap's sector, and is put back in the sector before it (the
+   * neighbours' search). */
   uint32_t sector = table + SECTORS_IN_LOOP * SECTOR_SIZE;
   uint32_t mesh = alloc(MESH_SIZE), verts = alloc(4 * 12u), tris = alloc(2 * TRI_SIZE);
   vec3 *v = (vec3 *)PTR(verts);
-  const fx pit_r[2] = {PIT_INNER, PIT_OUTER};
+  const fx ledge_r[2] = {LEDGE_INNER, LEDGE_OUTER};
   for (int k = 0; k < 4; ++k) {  /* inner and outer at ring 10, outer and inner at ring 12: up */
-    fx a = ring_angle(k < 2 ? PIT_FIRST_RING : PIT_LAST_RING), r = pit_r[k == 1 || k == 2];
-    v[k] = (vec3){mul16(r, POD_CALL1(FN_COS16, a)), mul16(r, POD_CALL1(FN_SIN16, a)), -PIT_DEPTH};
+    fx a = ring_angle(k < 2 ? LEDGE_FIRST_RING : LEDGE_LAST_RING), r = ledge_r[k == 1 || k == 2];
+    v[k] = (vec3){mul16(r, POD_CALL1(FN_COS16, a)), mul16(r, POD_CALL1(FN_SIN16, a)), -LEDGE_DEPTH};
   }
   /* two triangles, no quad: the only mesh the track pass searches without quads */
   triangle(tris, v, 0, 1, 2, FACE_WALL, 0);
