@@ -156,9 +156,10 @@ static int outer_feature(int sector, int h) {
 
 /* The race paths (002, "The race paths"; fields chosen): 16 nodes on the centre line every 22.5
  * degrees (3 rings), a link from each to the next with 2 points between them (at its rings 3k + 1
- * and 3k + 2); nodes 4 (ring 12) and 8 (ring 24) have a second link out along the inner lane, so
- * both of FUN_004abae8's rules are met (an end node with several links out, and one with its only
- * link). A link's values: the distance along the centre line at its points. [0x543254] = link 0.
+ * and 3k + 2); node 8 (ring 24) has a second link out along the inner lane. A car put back with its
+ * tracker on link 3's last point (ring 11, where the gap is) asks FUN_004abae8 for what follows node
+ * 4, its only link's first point. A link's values: the distance along the centre line at its points.
+ * [0x543254] = link 0.
  *
  * Then four spurs: links of one point each, off the road by the bank and the bay where cars leave
  * the ground before they are put back, so a put-back car's tracker is a spur's last point and the
@@ -194,7 +195,7 @@ static void paths_build(void) {
   int n = 0;
   for (int k = 0; k < NODES; ++k) {
     uint32_t start = nodes + (uint32_t)k * NODE_SIZE, end = nodes + (uint32_t)((k + 1) % NODES) * NODE_SIZE;
-    int lanes = k == 4 || k == 8 ? 2 : 1;
+    int lanes = k == 8 ? 2 : 1;
     uint32_t list = alloc(4u * (uint32_t)lanes);
     I32(start, NODE_LINK_COUNT) = lanes;
     U32(start, NODE_LINKS) = list;
