@@ -166,8 +166,10 @@ static int outer_feature(int sector, int h) {
  * put-back asks what follows it (paths::next_point, F084): a spur that ends nowhere (no end node), one
  * that ends at a node with no link out, one whose end node's only link has no points (the three
  * "nothing follows": the put-back heads as the car faced, F083), and one that ends at node 8 across
- * the infield (several links out: the heading is that node, 190 units away). Each point's value is
- * its ring's, as the road's points there. */
+ * the infield (several links out: the heading is that node, 190 units away). Each point lies where
+ * its car's body centre is at its last step with a wheel down (from `standin --trace`), so it is that
+ * car's nearest point by FUN_004aa8a0's distance; its value is its ring's, as the road's points
+ * there. */
 #define PATH_STEP 1029449  /* 15.708 units a ring */
 uint32_t path_links[PATH_LINKS_MAX];
 int path_link_count;
@@ -177,10 +179,10 @@ static const struct spur {
   fx x, y, z;
   int ring, kind;
 } spurs[] = {
-    {0x2a31aa, 0x76e20c, 0x5fae1, 9, SPUR_NOWHERE},     /* (42.2, 118.9) 6.0 up: over the bank's crest */
-    {0x2883d7, 0x7aef1b, 0x468f6, 10, SPUR_DEAD_END},   /* (40.5, 122.9) 4.4 up: the bank */
-    {0x39fbe7, 0x79e72b, 0x17333, 9, SPUR_EMPTY_NEXT},  /* (58.0, 121.9) 1.5 up: the bay's mouth */
-    {0x265efa, 0x7a174c, 0x55c29, 10, SPUR_JUNCTION},   /* (38.4, 122.1) 5.4 up: the bank */
+    {0x2a31aa, 0x76e20c, 0x5fae1, 9, SPUR_NOWHERE},     /* (42.2, 118.9) 6.0 up, racer 2: over the bank's crest */
+    {0x2883d7, 0x7aef1b, 0x468f6, 10, SPUR_DEAD_END},   /* (40.5, 122.9) 4.4 up, racer 4: the bank */
+    {0x39fbe7, 0x79e72b, 0x17333, 9, SPUR_EMPTY_NEXT},  /* (58.0, 121.9) 1.5 up, racer 6: the bay's mouth */
+    {0x265efa, 0x7a174c, 0x55c29, 10, SPUR_JUNCTION},   /* (38.4, 122.1) 5.4 up, racer 0: the bank */
 };
 
 static void paths_build(void) {
