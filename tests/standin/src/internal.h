@@ -19,7 +19,8 @@ void track_build(void);
 #define TRACK_HALF_WIDTH (8 * FX_ONE)
 
 /* track.c: the race paths (002) it lays out, in link order. */
-extern uint32_t path_links[20];
+#define PATH_LINKS_MAX 32
+extern uint32_t path_links[PATH_LINKS_MAX];
 extern int path_link_count;
 
 /* race.c */

@@ -16,6 +16,8 @@ int race_trace;  /* --trace: a line per car and step on stderr (for tuning the t
 #define COUNTDOWN_STEPS 20       /* the countdown holds the cars for the first 20 steps */
 #define AUTOMATIC_RACER 3        /* the one car with the automatic gearbox */
 #define UNTRACKED_RACER 7        /* the one car with no drawn object and no race tracker */
+#define DROPPED_RACER 0          /* the one car that starts in the air (see grid_place) */
+#define DROP_HEIGHT (14 * FX_ONE)
 
 /* ---- the scripted controllers ------------------------------------------------------------------ */
 
@@ -33,17 +35,24 @@ typedef struct script {
    * take the track's features (walls, the bay, the gap, the bank, the ice) */
   int from, to, after;
   fx lane, swerve;
+  /* from this step (0: never), for SHIFT_BURST_STEPS steps, the car asks for the next gear at every
+   * step whatever its engine speed: it reaches top gear and asks on (drive::gears' "no gear above"),
+   * then, slow in top gear, the engine-speed rule asks down and the gearbox skips the gears the
+   * engine would stall in (F047) */
+  int shift_burst;
 } script;
 
+#define SHIFT_BURST_STEPS 45
+
 static const script scripts[NUM_RACERS] = {
-    {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 8, 10, 0, 16 * FX_ONE, 0},
-    {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 11, 14, 0, -9 * FX_ONE, -0x4000},
-    {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 9, 11, 0, 22 * FX_ONE, 0},
-    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {200, 0}, 8, 11, 0, 8 * FX_ONE, 0},  /* the automatic car */
-    {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0},
-    {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0},
-    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 5, 7, 0, 13 * FX_ONE, -0x4000},
-    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 5, 7, 0, 16 * FX_ONE, 0},
+    {-4 * FX_ONE, 30 * FX_ONE, 150, 165, {25, 60, 110, 170}, {240, 330}, 8, 10, 0, 16 * FX_ONE, 0, 120},
+    {4 * FX_ONE, 28 * FX_ONE, 180, 190, {30, 70, 120, 200}, {260, 340}, 9, 11, 300, 22 * FX_ONE, 0, 0},
+    {-3 * FX_ONE, 26 * FX_ONE, 210, 230, {28, 64, 118, 190}, {250, 360}, 9, 11, 0, 22 * FX_ONE, 0, 0},
+    {3 * FX_ONE, 22 * FX_ONE, 120, 128, {0, 0, 0, 0}, {200, 0}, 8, 11, 0, 8 * FX_ONE, 0, 0},  /* the automatic car */
+    {-5 * FX_ONE, 32 * FX_ONE, 260, 275, {24, 58, 100, 160}, {300, 380}, 8, 10, 0, 14 * FX_ONE, 0, 0},
+    {5 * FX_ONE, 24 * FX_ONE, 90, 96, {35, 80, 140, 220}, {230, 320}, 8, 10, 0, 22 * FX_ONE, 0, 0},
+    {-2 * FX_ONE, 29 * FX_ONE, 300, 310, {26, 66, 112, 180}, {270, 350}, 5, 7, 0, 13 * FX_ONE, -0x4000, 0},
+    {2 * FX_ONE, 31 * FX_ONE, 60, 70, {22, 55, 98, 150}, {280, 370}, 5, 7, 0, 16 * FX_ONE, 0, 0},
 };
 
 /* The driver's own words the stand-in's controllers keep (chosen, beyond 000's fields). */
@@ -162,7 +171,9 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
   if (brake >= FX_ONE) bits |= IN_BRAKE;
   if (steer > FX_ONE / 4) bits |= IN_LEFT;
   if (steer < -FX_ONE / 4) bits |= IN_RIGHT;
-  if (!reversing && !I32(driver, DRV_RECOVER)) {
+  int bursting = sc->shift_burst && step >= sc->shift_burst && step < sc->shift_burst + SHIFT_BURST_STEPS;
+  if (bursting) bits |= IN_GEAR_UP;
+  if (!reversing && !I32(driver, DRV_RECOVER) && !bursting) {
     /* the first gear at the script's first step, then by the engine speed: up above 750 rad/s,
      * down below 300 (the script's down steps ask once more) */
     int32_t engine = I32(car, CAR_ENGINE_SPEED);
@@ -204,7 +215,11 @@ static void grid_place(int racer) {
   fx angle = 6554 - (racer / 2) * 4588;  /* 0.1 rad at the front row, 0.07 rad (8.4 units) per row */
   fx radius = TRACK_RADIUS + ((racer & 1) ? 4 : -4) * FX_ONE;
   fx c = POD_CALL1(FN_COS16, angle), s = POD_CALL1(FN_SIN16, angle);
-  *VEC(car, CAR_BODY_CENTRE) = (vec3){mul16(radius, c), mul16(radius, s), 0};
+  /* The dropped car starts 14 above its slot: above every sector's bounds (the highest vertex + 10,
+   * F131), so none of its points has a sector until the track pass's search of every sector finds
+   * one as it falls (F070): the pass's and the walls' paths for points with no sector. */
+  fx z = racer == DROPPED_RACER ? DROP_HEIGHT : 0;
+  *VEC(car, CAR_BODY_CENTRE) = (vec3){mul16(radius, c), mul16(radius, s), z};
   *VEC(car, CAR_FORWARD) = (vec3){-s, c, 0};   /* the loop's direction */
   *VEC(car, CAR_LEFT) = (vec3){-c, -s, 0};     /* up x forward: towards the centre */
   *VEC(car, CAR_UP) = (vec3){0, 0, FX_ONE};
@@ -246,6 +261,12 @@ static int sector_number(uint32_t point) {
   return s ? (int)((s - U32(POD_SECTOR_TABLE, 0)) / SECTOR_SIZE) : -1;
 }
 
+static int link_number(uint32_t link) {
+  for (int l = 0; l < path_link_count; ++l)
+    if (path_links[l] == link) return l;
+  return -1;
+}
+
 static void race_trace_car(int racer) {
   uint32_t car = CAR(racer), driver = DRIVER(racer);
   const vec3 *p = VEC(car, CAR_BODY_CENTRE);
@@ -258,14 +279,15 @@ static void race_trace_car(int racer) {
   int walls = 0;
   for (int i = 0; i < 5; ++i) walls += I32(car, CAR_POINT(i) + PT_WALL_DEPTH) > 0;
   vec3 flat = {p->x, p->y, 0};
-  fprintf(stderr, "%d %d ring %d r %.2f z %.2f v %.2f down %d skid %d slide %d walls %d upz %.2f ud %08x stuck %.2f gear %d beac %d w0q %d w0s %d secs %d,%d,%d,%d,%d\n",
+  fprintf(stderr, "%d %d ring %d r %.2f z %.2f v %.2f down %d skid %d slide %d walls %d upz %.2f ud %08x stuck %.2f gear %d beac %d w0q %d w0s %d secs %d,%d,%d,%d,%d trk %d,%d xy %.3f,%.3f\n",
           I32(POD_FRAME, FRAME_STEP), racer, I32(driver, DRV_RING), POD_CALL1(FN_LENGTH16, ADDR(&flat)) / 65536.0,
           p->z / 65536.0, POD_CALL1(FN_LENGTH16, car + CAR_VELOCITY) / 65536.0, down, skid, slide, walls,
           I32(car, CAR_UP + 8) / 65536.0, U32(car, CAR_UPSIDE_DOWN), I32(driver, DRV_STUCK) / 65536.0,
           I8(car, CAR_GEAR), I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * racer + REC_BEACONS_PASSED),
           U8(car, PT_FACE_QUAD), sector_number(car + CAR_POINT(0)), sector_number(car + CAR_POINT(0)),
           sector_number(car + CAR_POINT(1)), sector_number(car + CAR_POINT(2)), sector_number(car + CAR_POINT(3)),
-          sector_number(car + CAR_POINT(4)));
+          sector_number(car + CAR_POINT(4)), link_number(U32(driver, DRV_TRACK_LINK)), I32(driver, DRV_TRACK_POINT), p->x / 65536.0,
+          p->y / 65536.0);
 }
 
 void race_setup(void) {
@@ -297,9 +319,11 @@ void race_setup(void) {
     physics_car_setup(car, driver, i);
     track_tracker(driver, car);
     I32(driver, DRV_RING) = ring_of(VEC(car, CAR_BODY_CENTRE));
-    /* the first beacon ahead: beacon 0 lies at angle 0, so a car past it (y > 0) waits for beacon 1 */
+    /* the first beacon ahead: beacon 0 lies at angle 0, so a car past it (y > 0) waits for beacon 1;
+     * but the dropped car, past it too, waits for beacon 0, as a car put back beyond its next beacon
+     * would: the beacon test's "already in front of it" path (its lap counts from the far side) */
     I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * (uint32_t)i + REC_NEXT_BEACON) =
-        VEC(car, CAR_BODY_CENTRE)->y > 0 ? 1 : 0;
+        VEC(car, CAR_BODY_CENTRE)->y > 0 && i != DROPPED_RACER ? 1 : 0;
   }
 }
 

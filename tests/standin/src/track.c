@@ -5,7 +5,8 @@
  * slope up to 8 high and down again, and a sharp bump that throws a fast car into the air. Each sector
  * has its own mesh: 3 rings of 5 vertices (inner wall top, inner edge, centre, outer edge, outer wall
  * top), two road faces per lane (quads; triangles in sectors 2 and 3) flagged ground, and wall quads on
- * both sides flagged wall. A 25th sector, out of play (neighbour count -1), lies under the middle.
+ * both sides flagged wall. A 25th sector, out of play (neighbour count -1), is a ledge beyond the
+ * gap, its floor two triangles flagged wall (see the end of track_build).
  * Computed with the stand-in's own integer arithmetic (sin16, cos16, cross16, length16, div16), so
  * it is the same on every machine and under an emulator. */
 #include <stdint.h>
@@ -22,6 +23,11 @@
 #define TWO_PI16 411774
 #define WALL_HEIGHT (3 * FX_ONE)
 #define RENDER_GOURAUD 0x20
+#define LEDGE_FIRST_RING 10 /* the ledge beyond the gap (sector 24, out of play) */
+#define LEDGE_LAST_RING 12
+#define LEDGE_INNER (140 * FX_ONE)
+#define LEDGE_OUTER (152 * FX_ONE)
+#define LEDGE_DEPTH (5 * FX_ONE)
 
 static uint32_t heap = POD_TRACK_HEAP;
 
@@ -150,12 +156,34 @@ static int outer_feature(int sector, int h) {
 
 /* The race paths (002, "The race paths"; fields chosen): 16 nodes on the centre line every 22.5
  * degrees (3 rings), a link from each to the next with 2 points between them (at its rings 3k + 1
- * and 3k + 2); node 4 (ring 12) has a second link out along the inner lane, so both of
- * FUN_004abae8's rules are met (an end node with several links out, and one with its only link).
- * A link's values: the distance along the centre line at its points. [0x543254] = link 0. */
+ * and 3k + 2); node 8 (ring 24) has a second link out along the inner lane. A car put back with its
+ * tracker on link 3's last point (ring 11, where the gap is) asks FUN_004abae8 for what follows node
+ * 4, its only link's first point. A link's values: the distance along the centre line at its points.
+ * [0x543254] = link 0.
+ *
+ * Then four spurs: links of one point each, off the road by the bank and the bay where cars leave
+ * the ground before they are put back, so a put-back car's tracker is a spur's last point and the
+ * put-back asks what follows it (paths::next_point, F084): a spur that ends nowhere (no end node), one
+ * that ends at a node with no link out, one whose end node's only link has no points (the three
+ * "nothing follows": the put-back heads as the car faced, F083), and one that ends at node 8 across
+ * the infield (several links out: the heading is that node, 190 units away). Each point lies where
+ * its car's body centre is at its last step with a wheel down (from `standin --trace`), so it is that
+ * car's nearest point by FUN_004aa8a0's distance; its value is its ring's, as the road's points
+ * there. */
 #define PATH_STEP 1029449  /* 15.708 units a ring */
-uint32_t path_links[20];
+uint32_t path_links[PATH_LINKS_MAX];
 int path_link_count;
+
+enum { SPUR_NOWHERE, SPUR_DEAD_END, SPUR_EMPTY_NEXT, SPUR_JUNCTION };
+static const struct spur {
+  fx x, y, z;
+  int ring, kind;
+} spurs[] = {
+    {0x2a31aa, 0x76e20c, 0x5fae1, 9, SPUR_NOWHERE},     /* (42.2, 118.9) 6.0 up, racer 2: over the bank's crest */
+    {0x2883d7, 0x7aef1b, 0x468f6, 10, SPUR_DEAD_END},   /* (40.5, 122.9) 4.4 up, racer 4: the bank */
+    {0x39fbe7, 0x79e72b, 0x17333, 9, SPUR_EMPTY_NEXT},  /* (58.0, 121.9) 1.5 up, racer 6: the bay's mouth */
+    {0x265efa, 0x7a174c, 0x55c29, 10, SPUR_JUNCTION},   /* (38.4, 122.1) 5.4 up, racer 0: the bank */
+};
 
 static void paths_build(void) {
   enum { NODES = 16, POINTS = 2 };
@@ -169,7 +197,7 @@ static void paths_build(void) {
   int n = 0;
   for (int k = 0; k < NODES; ++k) {
     uint32_t start = nodes + (uint32_t)k * NODE_SIZE, end = nodes + (uint32_t)((k + 1) % NODES) * NODE_SIZE;
-    int lanes = k == 4 ? 2 : 1;
+    int lanes = k == 8 ? 2 : 1;
     uint32_t list = alloc(4u * (uint32_t)lanes);
     I32(start, NODE_LINK_COUNT) = lanes;
     U32(start, NODE_LINKS) = list;
@@ -190,6 +218,30 @@ static void paths_build(void) {
       U32(list, 4u * (uint32_t)lane) = link;
       path_links[n++] = link;
     }
+  }
+  for (unsigned k = 0; k < sizeof spurs / sizeof spurs[0]; ++k) {
+    const struct spur *sp = &spurs[k];
+    uint32_t link = alloc(LINK_SIZE), pts = alloc(12u), vals = alloc(4u), end = 0;
+    if (sp->kind == SPUR_DEAD_END || sp->kind == SPUR_EMPTY_NEXT) {
+      end = alloc(NODE_SIZE);
+      *VEC(end, NODE_POSITION) = *VEC(pts, 0);
+      if (sp->kind == SPUR_EMPTY_NEXT) {  /* its only link: no points, going nowhere */
+        uint32_t list = alloc(4u), empty = alloc(LINK_SIZE);
+        U32(empty, LINK_START) = end;
+        U32(list, 0) = empty;
+        I32(end, NODE_LINK_COUNT) = 1;
+        U32(end, NODE_LINKS) = list;
+      }
+    } else if (sp->kind == SPUR_JUNCTION) {
+      end = nodes + 8u * NODE_SIZE;
+    }
+    *VEC(pts, 0) = (vec3){sp->x, sp->y, sp->z};
+    I32(vals, 0) = sp->ring * PATH_STEP;
+    U32(link, LINK_END) = end;
+    U32(link, LINK_POINTS) = pts;
+    U32(link, LINK_VALUES) = vals;
+    I32(link, LINK_COUNT) = 1;
+    path_links[n++] = link;
   }
   path_link_count = n;
   U32(POD_PATHS, 0) = path_links[0];
@@ -306,20 +358,30 @@ void track_build(void) {
 
   paths_build();
 
-  /* sector 24: out of play, one ground quad 40 below the middle of the ring */
+  /* Sector 24: out of play (neighbour count -1: no sector lists it, it lists none): the ledge, a
+   * floor flagged wall 5 below the road beyond the gap (rings 10..12, radius 140..152). A fast car
+   * that flies out of the gap lands on it: no wheel can stand on a wall, so the car lies on it as on
+   * its roof, pushed out by its face (F074), its points in sector 24, found only by the search of
+   * every sector (F070); it slides off the edge, falls 10 below the ledge (F080) and is put back on
+   * the face wheel 0 last touched, on the road, where sector 24 does not hold its points and lists no
+   * neighbours: world::sector_near falls back on world::sector_any. A slower car falls short of the
+   * ledge, its points still in the gap's sector, and is put back in the sector before it (the
+   * neighbours' search). */
   uint32_t sector = table + SECTORS_IN_LOOP * SECTOR_SIZE;
-  uint32_t mesh = alloc(MESH_SIZE), verts = alloc(4 * 12u), quads = alloc(QUAD_SIZE);
+  uint32_t mesh = alloc(MESH_SIZE), verts = alloc(4 * 12u), tris = alloc(2 * TRI_SIZE);
   vec3 *v = (vec3 *)PTR(verts);
-  const fx e = 20 * FX_ONE, z = -40 * FX_ONE;
-  v[0] = (vec3){-e, -e, z};
-  v[1] = (vec3){e, -e, z};
-  v[2] = (vec3){e, e, z};
-  v[3] = (vec3){-e, e, z};
-  quad(quads, v, 0, 1, 2, 3, FACE_GROUND, 0);
+  const fx ledge_r[2] = {LEDGE_INNER, LEDGE_OUTER};
+  for (int k = 0; k < 4; ++k) {  /* inner and outer at ring 10, outer and inner at ring 12: up */
+    fx a = ring_angle(k < 2 ? LEDGE_FIRST_RING : LEDGE_LAST_RING), r = ledge_r[k == 1 || k == 2];
+    v[k] = (vec3){mul16(r, POD_CALL1(FN_COS16, a)), mul16(r, POD_CALL1(FN_SIN16, a)), -LEDGE_DEPTH};
+  }
+  /* two triangles, no quad: the only mesh the track pass searches without quads */
+  triangle(tris, v, 0, 1, 2, FACE_WALL, 0);
+  triangle(tris + TRI_SIZE, v, 2, 3, 0, FACE_WALL, 0);
   U16(mesh, MESH_VERTEX_COUNT) = 4;
-  I16(mesh, MESH_QUAD_COUNT) = 1;
+  I16(mesh, MESH_TRI_COUNT) = 2;
   U32(mesh, MESH_VERTICES) = verts;
-  U32(mesh, MESH_QUADS) = quads;
+  U32(mesh, MESH_TRIS) = tris;
   U32(sector, SECTOR_MESH) = mesh;
   bounds(sector, v, 4);
   I32(sector, SECTOR_NEIGHBOURS) = -1;
