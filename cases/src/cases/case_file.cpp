@@ -1,5 +1,6 @@
 #include "lockstep/cases/case_file.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "lockstep/base/byte_reader.hpp"
@@ -27,13 +28,12 @@ void put_regs(ByteWriter& w, const Registers& r) {
 }
 
 void put_map(ByteWriter& w, const ByteMap& m) {
-  auto runs = m.runs();
-  w.u32(static_cast<std::uint32_t>(runs.size()));
-  for (const auto& run : runs) {
-    w.u32(run.base);
-    w.u32(static_cast<std::uint32_t>(run.bytes.size()));
-    w.bytes(run.bytes);
-  }
+  w.u32(static_cast<std::uint32_t>(m.run_count()));
+  m.for_each_run([&w](GuestAddr base, std::span<const std::uint8_t> bytes) {
+    w.u32(base);
+    w.u32(static_cast<std::uint32_t>(bytes.size()));
+    w.bytes(bytes);
+  });
 }
 
 Result<X87> get_x87(ByteReader& r) {
@@ -66,6 +66,9 @@ Result<ByteMap> get_map(ByteReader& r, const char* which) {
   if (runs > kMaxRunsPerMap)
     return Error::make(Errc::kLimit, "{}: {} has {} runs at offset 0x{:x}, past the limit of {}", r.what(), which,
                        runs, r.pos() - 4, kMaxRunsPerMap);
+  // Room for the runs the rest of the file can hold (a run takes at least 9 bytes), so a count
+  // that lies cannot make a large allocation.
+  m.reserve(std::min<std::size_t>(runs, r.remaining() / 9), 0);
   std::uint64_t prev_end = 0;
   for (std::uint32_t i = 0; i < runs; ++i) {
     LOCKSTEP_TRY(std::uint32_t base, r.u32(which));
@@ -80,7 +83,7 @@ Result<ByteMap> get_map(ByteReader& r, const char* which) {
       return Error::make(Errc::kMalformed, "{}: {} run {} at 0x{:08x} overlaps or precedes the run before it",
                          r.what(), which, i, base);
     LOCKSTEP_TRY(auto bytes, r.take(len, which));
-    m.set(base, bytes);
+    m.append(base, bytes);  // ascending (checked above): a run of its own, or the last one grown
     prev_end = std::uint64_t{base} + len;
   }
   return m;
