@@ -51,7 +51,7 @@ Result<X87> get_x87(ByteReader& r) {
   return x;
 }
 
-Result<Registers> get_regs(ByteReader& r, const char* which) {
+Result<Registers> get_regs(ByteReader& r, std::string_view which) {
   Registers g;
   for (std::uint32_t* p : {&g.eax, &g.ebx, &g.ecx, &g.edx, &g.esi, &g.edi, &g.ebp, &g.esp, &g.eip, &g.eflags}) {
     LOCKSTEP_TRY(*p, r.u32(which));
@@ -60,7 +60,7 @@ Result<Registers> get_regs(ByteReader& r, const char* which) {
   return g;
 }
 
-Result<ByteMap> get_map(ByteReader& r, const char* which) {
+Result<ByteMap> get_map(ByteReader& r, std::string_view which) {
   ByteMap m;
   LOCKSTEP_TRY(std::uint32_t runs, r.u32(which));
   if (runs > kMaxRunsPerMap)
@@ -89,7 +89,7 @@ Result<ByteMap> get_map(ByteReader& r, const char* which) {
   return m;
 }
 
-Result<std::string> get_str(ByteReader& r, const char* which) { return r.str32(which, kMaxStringBytes); }
+Result<std::string> get_str(ByteReader& r, std::string_view which) { return r.str32(which, kMaxStringBytes); }
 
 }  // namespace
 

@@ -1,7 +1,6 @@
 #include "pod/bindings/bindings.hpp"
 
 #include <cstring>
-#include <span>
 #include <vector>
 
 #include "pod/addresses.hpp"
@@ -38,24 +37,19 @@ namespace detail {
 GuestAddr thread_block(const Case& c) {
   constexpr GuestAddr kGameEnd = 0x01000000;  // the image, its data, the track records lie below
   constexpr GuestAddr kStackReach = 0x00100000;
-  // The runs are walked in place (every case of the car step asks, and a car step has over a hundred
-  // input runs), and the first seed word found ends the walk.
-  GuestAddr block = pod::addr::kThreadBlockDefault;
-  bool found = false;
-  c.inputs.for_each_run([&](GuestAddr base, std::span<const std::uint8_t> bytes) {
-    const std::uint64_t end = std::uint64_t{base} + bytes.size();
-    if (found || end <= kGameEnd) return;
-    for (std::uint64_t a = (base + 0xfffu - 0x10u) / 0x1000u * 0x1000u + 0x10u; a + 4 <= end; a += 0x1000u) {
+  // The runs above the game's range, in place (every car step asks, and a car step has over a
+  // hundred input runs, most of them the game's).
+  for (std::size_t i = c.inputs.run_from(kGameEnd); i < c.inputs.run_count(); ++i) {
+    const auto run = c.inputs.run(i);
+    for (std::uint64_t a = (run.base + 0xfffu - 0x10u) / 0x1000u * 0x1000u + 0x10u; a + 4 <= run.end(); a += 0x1000u) {
       const auto seed = static_cast<GuestAddr>(a);
-      if (seed < base || seed < kGameEnd) continue;
+      if (seed < run.base || seed < kGameEnd) continue;
       const bool near_stack = seed + kStackReach >= c.in.esp && seed <= c.in.esp + kStackReach;
       if (near_stack || !c.writes.contains_all(seed, 4)) continue;
-      block = seed - pod::addr::kRandSeedOffset;
-      found = true;
-      return;
+      return seed - pod::addr::kRandSeedOffset;
     }
-  });
-  return block;
+  }
+  return pod::addr::kThreadBlockDefault;
 }
 
 lockstep::cases::Binding make(GuestAddr address, std::string name, Body body, FrameWord frame_word) {
