@@ -18,6 +18,10 @@ constexpr unsigned kPageBits = Page::kBits;
 constexpr unsigned kPageSize = Page::kSize;
 constexpr unsigned kWords = Page::kWords;
 
+// Cleared readable marks, copied over a page's as it is filled: a copy of a constant block compiles
+// to plain vector moves, where a memset of the same size may become a slow `rep stos`.
+constexpr std::array<std::uint8_t, kPageSize> kNoMarks{};
+
 // What an empty entry of the recent-page table points at: its number matches no page, so the inline
 // paths need no test for null. Never written (a store only lands in a page whose number matched).
 Page no_page;
@@ -123,8 +127,8 @@ struct ReplayMemory::Pages {
     p.number = number;
     p.written.fill(0);
     p.outside.fill(0);
-    std::memset(p.data.data(), 0, kPageSize);  // the slack past the page is never written
-    std::memset(p.readable.data(), 0, kPageSize);
+    // The data is not cleared: a byte that is not readable is read as 0 by its mark, not its value.
+    std::memcpy(p.readable.data(), kNoMarks.data(), kPageSize);
     const std::uint64_t lo = std::uint64_t{number} << kPageBits, hi = lo + kPageSize;
     for (std::size_t i = inputs->run_from(static_cast<GuestAddr>(lo)); i < inputs->run_count(); ++i) {
       const ByteMap::RunView r = inputs->run(i);
@@ -155,9 +159,10 @@ struct ReplayMemory::Pages {
   }
   std::size_t outside_bytes = 0;  // bytes flagged in some page's `outside`, counted once each
 
-  // Reads [off, off + n) of page p into out, recording the bytes that are not readable.
+  // Reads [off, off + n) of page p into out, recording the bytes that are not readable (which
+  // read as 0).
   void read(Page& p, unsigned off, std::uint8_t* out, unsigned n) {
-    std::memcpy(out, p.data.data() + off, n);
+    for (unsigned k = 0; k < n; ++k) out[k] = p.data[off + k] & p.readable[off + k];
     flag_outside(p, off, n);
   }
 
@@ -257,7 +262,10 @@ std::uint64_t ReplayMemory::load_le_slow(GuestAddr a, unsigned n) {
       }
     }
     Page& p = ps.page(a >> kPageBits);
+    std::uint64_t marks;
     std::memcpy(&v, p.data.data() + off, 8);
+    std::memcpy(&marks, p.readable.data() + off, 8);  // a byte not readable reads as 0
+    v &= marks;
     if (n < 8) v &= (std::uint64_t{1} << (8 * n)) - 1;
     ps.flag_outside(p, off, n);
     return v;

@@ -37,10 +37,11 @@ struct Page {
   std::uint32_t number = kNone;
   std::array<std::uint64_t, kWords> written{};  // a bit per byte
   std::array<std::uint64_t, kWords> outside{};  // read while not readable, a bit per byte
-  // The bytes, 0 where not readable, and each byte's readable mark: 0xff for an input or a byte the
-  // port wrote, else 0. Both have 8 bytes of slack past the page, so a load of up to 8 bytes
-  // anywhere in the page can copy whole 64-bit words; the marks' slack stays 0, so a load that runs
-  // past the page finds a byte not readable and goes the slow way, which splits it.
+  // The bytes, and each byte's readable mark: 0xff for an input or a byte the port wrote, else 0
+  // (the byte's value is then left from an earlier case, and reads as 0). Both have 8 bytes of
+  // slack past the page, so a load of up to 8 bytes anywhere in the page can copy whole 64-bit
+  // words; the marks' slack stays 0, so a load that runs past the page finds a byte not readable
+  // and goes the slow way, which splits it.
   alignas(8) std::array<std::uint8_t, kSize + 8> data{};
   alignas(8) std::array<std::uint8_t, kSize + 8> readable{};
 };
