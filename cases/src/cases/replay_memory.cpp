@@ -17,6 +17,7 @@ using replay_detail::Page;
 constexpr unsigned kPageBits = Page::kBits;
 constexpr unsigned kPageSize = Page::kSize;
 constexpr unsigned kWords = Page::kWords;
+constexpr unsigned kLoadsFromInputs = 16;  // see load_le_slow
 
 // Cleared readable marks, copied over a page's as it is filled: a copy of a constant block compiles
 // to plain vector moves, where a memset of the same size may become a slow `rep stos`.
@@ -72,6 +73,7 @@ struct ReplayMemory::Pages {
     used = 0;
     outside_bytes = 0;
     last_input = 0;
+    loads_from_inputs = 0;
     if (++stamp == 0) {  // wrapped: forget every slot for real
       std::fill(slots.begin(), slots.end(), Slot{});
       stamp = 1;
@@ -106,6 +108,7 @@ struct ReplayMemory::Pages {
 
   // The n input bytes at a when one input run holds them all, else nullptr.
   std::size_t last_input = 0;
+  unsigned loads_from_inputs = 0;
   const std::uint8_t* input_bytes(GuestAddr a, unsigned n) {
     const std::uint64_t lo = a, hi = lo + n;
     if (last_input < inputs->run_count()) {
@@ -247,9 +250,13 @@ std::uint64_t ReplayMemory::load_le_slow(GuestAddr a, unsigned n) {
   const unsigned off = a & (kPageSize - 1);
   std::uint64_t v = 0;
   if (off + n <= kPageSize) {
-    // Until the port first writes, a load inside one input run is served from the case's bytes
-    // (a helper that only reads never fills a page); after that, everything goes through pages.
-    if (ps.used == 0) {
+    // A case's first loads, while it has no page, are served from its bytes when one input run
+    // holds them (a helper that reads a few values never fills a page). Once a page exists (a
+    // store, a load no run holds whole) or after kLoadsFromInputs of them, every access goes
+    // through pages, whose inline path costs a fraction of an input search: a function that only
+    // reads, but reads a lot (the track's faces), fills its pages too.
+    if (ps.used == 0 && ps.loads_from_inputs < kLoadsFromInputs) {
+      ++ps.loads_from_inputs;
       if (const std::uint8_t* in = ps.input_bytes(a, n)) {
         switch (n) {  // the port's widths as fixed-size copies
           case 1: v = *in; break;
