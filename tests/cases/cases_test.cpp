@@ -99,7 +99,8 @@ TEST(ByteMap, AgreesWithAPlainModelOnRandomChanges) {
           break;
         case 3: {  // above everything held (a scan's way), or anywhere (append falls back to set)
           const std::uint32_t top = model.empty() ? at : model.rbegin()->first;
-          const std::uint32_t from = next() % 2 && top < base + span - 16 ? top + static_cast<std::uint32_t>(next() % 3) : at;
+          const bool above = next() % 2 && top < base + span - 16;
+          const std::uint32_t from = above ? top + static_cast<std::uint32_t>(next() % 3) : at;
           if (std::uint64_t{from} + bytes.size() > std::uint64_t{base} + span) bytes.resize(base + span - from);
           m.append(from, bytes);
           for (std::size_t i = 0; i < bytes.size(); ++i) model[static_cast<std::uint32_t>(from + i)] = bytes[i];

@@ -51,7 +51,8 @@ struct Row {
   double median() const { return median_of(rates); }
   std::vector<double> cpu_rates() const {
     std::vector<double> r;
-    for (std::size_t i = 0; i < cpu_cases.size(); ++i) r.push_back(cpu_seconds[i] > 0 ? cpu_cases[i] / cpu_seconds[i] : 0);
+    for (std::size_t i = 0; i < cpu_cases.size(); ++i)
+      r.push_back(cpu_seconds[i] > 0 ? cpu_cases[i] / cpu_seconds[i] : 0);
     return r;
   }
 };

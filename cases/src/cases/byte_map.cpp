@@ -73,7 +73,8 @@ void ByteMap::set(GuestAddr a, std::span<const std::uint8_t> bytes) {
   std::memcpy(bytes_.data() + at + (lo - new_lo), bytes.data(), bytes.size());
   s = Span{static_cast<GuestAddr>(new_lo), static_cast<std::size_t>(new_hi - new_lo), at};
   live_ += s.size;
-  spans_.erase(spans_.begin() + static_cast<std::ptrdiff_t>(first + 1), spans_.begin() + static_cast<std::ptrdiff_t>(last));
+  spans_.erase(spans_.begin() + static_cast<std::ptrdiff_t>(first + 1),
+               spans_.begin() + static_cast<std::ptrdiff_t>(last));
   if (bytes_.size() > 2 * live_ + 4096) compact();
 }
 

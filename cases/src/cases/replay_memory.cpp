@@ -123,7 +123,7 @@ struct ReplayMemory::Pages {
     return r.bytes.data() + (lo - r.base);
   }
 
-  // A fresh page for this case: the inputs that fall in it, readable; the rest 0.
+  // A fresh page for this case: the inputs that fall in it readable, the rest not (reading as 0).
   Page& fill(std::uint32_t number) {
     if (used == pool.size()) pool.push_back(std::make_unique<Page>());
     Page& p = *pool[used++];
