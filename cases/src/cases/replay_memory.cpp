@@ -106,16 +106,36 @@ struct ReplayMemory::Pages {
     return *(recent[number % kRecent] = &p);
   }
 
-  // The n input bytes at a when one input run holds them all, else nullptr.
+  // The index of the first input run ending above a (ByteMap::run_from, here inline: a helper's
+  // case spends a good part of its time in these searches).
+  std::size_t input_run_from(std::uint64_t a) const {
+    std::size_t first = 0, n = inputs->run_count();
+    while (n > 0) {
+      const std::size_t half = n / 2;
+      if (inputs->run(first + half).end() <= a) {
+        first += half + 1;
+        n -= half + 1;
+      } else {
+        n = half;
+      }
+    }
+    return first;
+  }
+
+  // The n input bytes at a when one input run holds them all, else nullptr. The run found last is
+  // tried first, then the one after it (a helper reads its inputs mostly in address order).
   std::size_t last_input = 0;
   unsigned loads_from_inputs = 0;
   const std::uint8_t* input_bytes(GuestAddr a, unsigned n) {
     const std::uint64_t lo = a, hi = lo + n;
-    if (last_input < inputs->run_count()) {
-      const ByteMap::RunView r = inputs->run(last_input);
-      if (r.base <= lo && hi <= r.end()) return r.bytes.data() + (lo - r.base);
+    for (std::size_t k = last_input; k < last_input + 2 && k < inputs->run_count(); ++k) {
+      const ByteMap::RunView r = inputs->run(k);
+      if (r.base <= lo && hi <= r.end()) {
+        last_input = k;
+        return r.bytes.data() + (lo - r.base);
+      }
     }
-    const std::size_t i = inputs->run_from(a);
+    const std::size_t i = input_run_from(a);
     if (i == inputs->run_count()) return nullptr;
     const ByteMap::RunView r = inputs->run(i);
     if (r.base > lo || hi > r.end()) return nullptr;
@@ -133,7 +153,7 @@ struct ReplayMemory::Pages {
     // The data is not cleared: a byte that is not readable is read as 0 by its mark, not its value.
     std::memcpy(p.readable.data(), kNoMarks.data(), kPageSize);
     const std::uint64_t lo = std::uint64_t{number} << kPageBits, hi = lo + kPageSize;
-    for (std::size_t i = inputs->run_from(static_cast<GuestAddr>(lo)); i < inputs->run_count(); ++i) {
+    for (std::size_t i = input_run_from(lo); i < inputs->run_count(); ++i) {
       const ByteMap::RunView r = inputs->run(i);
       if (r.base >= hi) break;
       const std::uint64_t from = std::max<std::uint64_t>(lo, r.base), to = std::min(hi, r.end());
