@@ -63,6 +63,125 @@ TEST(ByteMap, HandlesTheTopOfTheAddressSpace) {
   EXPECT_TRUE(m.contains_all(0xfffffffe, 2));
 }
 
+// The byte map against a plain model (one std::map entry per byte) on random sets, appends, erases
+// and first-value-wins sets, around the top of the address space too: after every change the runs
+// (maximal, ascending, never touching), lookups, cursors and equality agree with the model. The map
+// keeps its runs in one store that a change in the middle leaves holes in, so long sequences of
+// changes (and the compaction they set off) are what this exercises.
+TEST(ByteMap, AgreesWithAPlainModelOnRandomChanges) {
+  std::uint64_t seed = 0x2545f4914f6cdd1du;
+  auto next = [&seed] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  const std::vector<std::uint32_t> bases = {0x00630800u, 0xfffff000u, 0x00000000u};  // the middle one ends at 4 GiB
+  for (int round = 0; round < 30; ++round) {
+    ByteMap m;
+    std::map<std::uint32_t, std::uint8_t> model;
+    const std::uint32_t base = bases[static_cast<std::size_t>(round) % bases.size()];
+    for (int op = 0; op < 600; ++op) {
+      const std::uint32_t span = 0x1000;
+      const std::uint32_t at = base + static_cast<std::uint32_t>(next() % span);
+      std::vector<std::uint8_t> bytes(1 + next() % (next() % 4 == 0 ? 300 : 9));
+      for (auto& b : bytes) b = static_cast<std::uint8_t>(next());
+      if (std::uint64_t{at} + bytes.size() > std::uint64_t{base} + span) bytes.resize(base + span - at);
+      switch (next() % 5) {
+        case 0:
+        case 1:
+          m.set(at, bytes);
+          for (std::size_t i = 0; i < bytes.size(); ++i) model[static_cast<std::uint32_t>(at + i)] = bytes[i];
+          break;
+        case 2:
+          m.set_if_absent(at, bytes);
+          for (std::size_t i = 0; i < bytes.size(); ++i) model.emplace(static_cast<std::uint32_t>(at + i), bytes[i]);
+          break;
+        case 3: {  // above everything held (a scan's way), or anywhere (append falls back to set)
+          const std::uint32_t top = model.empty() ? at : model.rbegin()->first;
+          const bool above = next() % 2 && top < base + span - 16;
+          const std::uint32_t from = above ? top + static_cast<std::uint32_t>(next() % 3) : at;
+          if (std::uint64_t{from} + bytes.size() > std::uint64_t{base} + span) bytes.resize(base + span - from);
+          m.append(from, bytes);
+          for (std::size_t i = 0; i < bytes.size(); ++i) model[static_cast<std::uint32_t>(from + i)] = bytes[i];
+          break;
+        }
+        case 4:
+          for (int k = 0; k < 8; ++k) {
+            const std::uint32_t a = at + static_cast<std::uint32_t>(k * 3);
+            m.erase(a);
+            model.erase(a);
+          }
+          break;
+      }
+      // The model's runs.
+      std::vector<ByteMap::Run> want;
+      for (const auto& [a, v] : model) {
+        if (want.empty() || want.back().end() != a) want.push_back({a, {}});
+        want.back().bytes.push_back(v);
+      }
+      const auto got = m.runs();
+      ASSERT_EQ(got.size(), want.size()) << "round " << round << " op " << op;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i].base, want[i].base) << "round " << round << " op " << op << " run " << i;
+        ASSERT_EQ(got[i].bytes, want[i].bytes) << "round " << round << " op " << op << " run " << i;
+        const auto view = m.run(i);
+        ASSERT_EQ(view.base, want[i].base);
+        ASSERT_TRUE(std::equal(view.bytes.begin(), view.bytes.end(), want[i].bytes.begin(), want[i].bytes.end()));
+      }
+      ASSERT_EQ(m.byte_count(), model.size());
+      ASSERT_EQ(m.run_count(), want.size());
+    }
+    // Lookups of single bytes, of ranges, of the run from an address, and a cursor, over the span.
+    ByteMap::Cursor cursor(m);
+    for (std::uint32_t a = base; a != base + 0x1000; ++a) {
+      const auto it = model.find(a);
+      const std::optional<std::uint8_t> want = it == model.end() ? std::nullopt : std::optional(it->second);
+      ASSERT_EQ(m.get(a), want) << std::hex << a;
+      ASSERT_EQ(cursor.get(a), want) << std::hex << a;
+      bool all4 = true;
+      for (std::uint32_t k = 0; k < 4; ++k) all4 = all4 && a + k != base + 0x1000 && model.count(a + k);
+      ASSERT_EQ(m.contains_all(a, 4), all4) << std::hex << a;
+      const std::size_t i = m.run_from(a);
+      const auto above = model.lower_bound(a);
+      if (above == model.end()) {
+        ASSERT_EQ(i, m.run_count());
+      } else {
+        ASSERT_LT(i, m.run_count());
+        ASSERT_TRUE(m.run(i).base <= above->first && above->first < m.run(i).end()) << std::hex << a;
+        ASSERT_TRUE(i == 0 || m.run(i - 1).end() <= a) << std::hex << a;
+      }
+    }
+    // Equality: the same bytes built another way (byte by byte, in reverse) are equal; one byte
+    // more or one changed is not.
+    ByteMap same;
+    for (auto it = model.rbegin(); it != model.rend(); ++it) same.set(it->first, it->second);
+    EXPECT_TRUE(m == same) << "round " << round;
+    if (!model.empty()) {
+      ByteMap changed = same;
+      changed.set(model.begin()->first, static_cast<std::uint8_t>(model.begin()->second + 1));
+      EXPECT_FALSE(m == changed);
+      changed = same;
+      changed.erase(model.rbegin()->first);
+      EXPECT_FALSE(m == changed);
+    }
+  }
+}
+
+TEST(ByteMap, TakesItsOwnBytes) {
+  // A map handed bytes it holds itself (a run's view, while the store may move as it grows).
+  ByteMap m;
+  m.set(0x100, B({1, 2, 3, 4}));
+  m.set(0x200, B({5, 6}));
+  const auto view = m.run(0).bytes;
+  m.set(0x1ff, view);  // joins 0x200's run, and overwrites it, from the bytes of 0x100's run
+  m.append(0x300, m.run(0).bytes);
+  ASSERT_EQ(m.runs().size(), 3u);
+  EXPECT_EQ(m.runs()[1].base, 0x1ffu);
+  EXPECT_EQ(m.runs()[1].bytes, B({1, 2, 3, 4}));
+  EXPECT_EQ(m.runs()[2].bytes, B({1, 2, 3, 4}));
+}
+
 CaseFile make_file(GuestAddr fn, std::string name, std::vector<Case> cases) {
   CaseFile f;
   f.function = fn;

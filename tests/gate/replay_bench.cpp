@@ -7,7 +7,10 @@
 // The measurements are interleaved (every row once per round, R rounds), so a change in the
 // machine's load falls on all of them alike; each row reports the median of its rounds and their
 // spread, and the ratios come from the medians of one run. The load average is printed before and
-// after: on a busy machine the absolute rates mean little, the ratios more.
+// after: on a busy machine the absolute rates mean little, the ratios more. The one-thread rows are
+// also given per second of the thread's own CPU time, which a busy machine disturbs far less than
+// the wall clock (time the thread waits for a core does not count; caches shared with other work
+// still do).
 //
 //   replay_bench [--corpus DIR] [--seconds S] [--rounds R] [--only ADDRESS]
 //   (defaults: cases/standin, 0.3 s per row and round, 5 rounds; --only: that function alone, for
@@ -21,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #include "lockstep/cases/compare.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -31,23 +36,40 @@ namespace {
 using namespace lockstep;
 using Clock = std::chrono::steady_clock;
 
+double median_of(std::vector<double> r) {
+  if (r.empty()) return 0;
+  std::sort(r.begin(), r.end());
+  return r.size() % 2 ? r[r.size() / 2] : (r[r.size() / 2 - 1] + r[r.size() / 2]) / 2;
+}
+
 struct Row {
   std::string name;
   std::vector<double> rates;  // cases per second, one per round
   std::uint64_t cases = 0, matched = 0;
-  double median() const {
-    if (rates.empty()) return 0;
-    std::vector<double> r = rates;
-    std::sort(r.begin(), r.end());
-    return r.size() % 2 ? r[r.size() / 2] : (r[r.size() / 2 - 1] + r[r.size() / 2]) / 2;
+  // One-thread rows, per round: the cases run and the thread's CPU seconds they took.
+  std::vector<double> cpu_cases = {}, cpu_seconds = {};
+  double median() const { return median_of(rates); }
+  std::vector<double> cpu_rates() const {
+    std::vector<double> r;
+    for (std::size_t i = 0; i < cpu_cases.size(); ++i)
+      r.push_back(cpu_seconds[i] > 0 ? cpu_cases[i] / cpu_seconds[i] : 0);
+    return r;
   }
 };
+
+// The calling thread's CPU time, in seconds.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 // Replays every case of `file` over and over for at least `budget` seconds; returns cases/s.
 [[gnu::noinline]] double measure(const cases::CaseFile& file, const cases::Binding& b, double budget, Row& row) {
   std::uint64_t cases = 0;
   double seconds = 0;
   const auto start = Clock::now();
+  const double cpu_start = thread_cpu_seconds();
   do {
     for (const auto& c : file.cases) {
       const auto fx = b.run(c);
@@ -56,7 +78,10 @@ struct Row {
     cases += file.cases.size();
     seconds = std::chrono::duration<double>(Clock::now() - start).count();
   } while (seconds < budget && !file.cases.empty());
+  const double cpu = thread_cpu_seconds() - cpu_start;
   row.cases += cases;
+  row.cpu_cases.push_back(static_cast<double>(cases));
+  row.cpu_seconds.push_back(cpu);
   return seconds > 0 ? static_cast<double>(cases) / seconds : 0;
 }
 
@@ -151,7 +176,16 @@ int main(int argc, char** argv) {
         helper_cases += rate * budget;
       }
     }
-    if (n_helpers) helpers_together.rates.push_back(helper_cases / helper_seconds);
+    if (n_helpers) {
+      helpers_together.rates.push_back(helper_cases / helper_seconds);
+      double cases = 0, cpu = 0;
+      for (std::size_t i = 0; i < n_helpers; ++i) {
+        cases += fns[i].row.cpu_cases.back();
+        cpu += fns[i].row.cpu_seconds.back();
+      }
+      helpers_together.cpu_cases.push_back(cases);
+      helpers_together.cpu_seconds.push_back(cpu);
+    }
     if (!only) {
       whole1.rates.push_back(measure_corpus(*corpus, bindings, 1, budget, whole1));
       whole2.rates.push_back(measure_corpus(*corpus, bindings, 2, budget, whole2));
@@ -171,6 +205,14 @@ int main(int argc, char** argv) {
     print(whole1);
     print(whole2);
   }
+  std::printf("per second of the thread's CPU time (one thread):\n");
+  auto print_cpu = [](const Row& r) {
+    const std::vector<double> rates = r.cpu_rates();
+    auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
+    std::printf("%-26s %14.0f   %12.0f .. %-12.0f\n", (r.name + " [cpu]").c_str(), median_of(rates), *lo, *hi);
+  };
+  for (const auto& m : fns) print_cpu(m.row);
+  if (n_helpers) print_cpu(helpers_together);
   const Row* step = nullptr;
   for (const auto& m : fns)
     if (m.file->function == car_step) step = &m.row;

@@ -1,5 +1,6 @@
 #include "lockstep/cases/case_file.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "lockstep/base/byte_reader.hpp"
@@ -27,13 +28,12 @@ void put_regs(ByteWriter& w, const Registers& r) {
 }
 
 void put_map(ByteWriter& w, const ByteMap& m) {
-  auto runs = m.runs();
-  w.u32(static_cast<std::uint32_t>(runs.size()));
-  for (const auto& run : runs) {
-    w.u32(run.base);
-    w.u32(static_cast<std::uint32_t>(run.bytes.size()));
-    w.bytes(run.bytes);
-  }
+  w.u32(static_cast<std::uint32_t>(m.run_count()));
+  m.for_each_run([&w](GuestAddr base, std::span<const std::uint8_t> bytes) {
+    w.u32(base);
+    w.u32(static_cast<std::uint32_t>(bytes.size()));
+    w.bytes(bytes);
+  });
 }
 
 Result<X87> get_x87(ByteReader& r) {
@@ -51,7 +51,7 @@ Result<X87> get_x87(ByteReader& r) {
   return x;
 }
 
-Result<Registers> get_regs(ByteReader& r, const char* which) {
+Result<Registers> get_regs(ByteReader& r, std::string_view which) {
   Registers g;
   for (std::uint32_t* p : {&g.eax, &g.ebx, &g.ecx, &g.edx, &g.esi, &g.edi, &g.ebp, &g.esp, &g.eip, &g.eflags}) {
     LOCKSTEP_TRY(*p, r.u32(which));
@@ -60,12 +60,15 @@ Result<Registers> get_regs(ByteReader& r, const char* which) {
   return g;
 }
 
-Result<ByteMap> get_map(ByteReader& r, const char* which) {
+Result<ByteMap> get_map(ByteReader& r, std::string_view which) {
   ByteMap m;
   LOCKSTEP_TRY(std::uint32_t runs, r.u32(which));
   if (runs > kMaxRunsPerMap)
     return Error::make(Errc::kLimit, "{}: {} has {} runs at offset 0x{:x}, past the limit of {}", r.what(), which,
                        runs, r.pos() - 4, kMaxRunsPerMap);
+  // Room for the runs the rest of the file can hold (a run takes at least 9 bytes), so a count
+  // that lies cannot make a large allocation.
+  m.reserve(std::min<std::size_t>(runs, r.remaining() / 9), 0);
   std::uint64_t prev_end = 0;
   for (std::uint32_t i = 0; i < runs; ++i) {
     LOCKSTEP_TRY(std::uint32_t base, r.u32(which));
@@ -80,13 +83,13 @@ Result<ByteMap> get_map(ByteReader& r, const char* which) {
       return Error::make(Errc::kMalformed, "{}: {} run {} at 0x{:08x} overlaps or precedes the run before it",
                          r.what(), which, i, base);
     LOCKSTEP_TRY(auto bytes, r.take(len, which));
-    m.set(base, bytes);
+    m.append(base, bytes);  // ascending (checked above): a run of its own, or the last one grown
     prev_end = std::uint64_t{base} + len;
   }
   return m;
 }
 
-Result<std::string> get_str(ByteReader& r, const char* which) { return r.str32(which, kMaxStringBytes); }
+Result<std::string> get_str(ByteReader& r, std::string_view which) { return r.str32(which, kMaxStringBytes); }
 
 }  // namespace
 

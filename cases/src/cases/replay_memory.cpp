@@ -13,22 +13,19 @@ static_assert(std::endian::native == std::endian::little, "lockstep's replay nee
 
 namespace {
 
-// 256-byte pages: small enough that filling one costs little (a helper's case touches one or two),
-// large enough that a car step's structures take a few dozen.
-constexpr unsigned kPageBits = 8;
-constexpr unsigned kPageSize = 1u << kPageBits;
-constexpr unsigned kWords = kPageSize / 64;
-constexpr std::uint32_t kNoPage = 0xffffffffu;  // page numbers are at most 2^24 - 1
+using replay_detail::Page;
+constexpr unsigned kPageBits = Page::kBits;
+constexpr unsigned kPageSize = Page::kSize;
+constexpr unsigned kWords = Page::kWords;
+constexpr unsigned kLoadsFromInputs = 16;  // see load_le_slow
 
-struct Page {
-  std::uint32_t number = kNoPage;
-  std::array<std::uint64_t, kWords> readable{};  // an input, or written by the port
-  std::array<std::uint64_t, kWords> written{};
-  std::array<std::uint64_t, kWords> outside{};   // read while not readable
-  // 0 where not readable; 8 bytes of slack past the end stay 0, so a load of up to 8 bytes inside
-  // the page can copy a whole 64-bit word.
-  std::array<std::uint8_t, kPageSize + 8> data{};
-};
+// Cleared readable marks, copied over a page's as it is filled: a copy of a constant block compiles
+// to plain vector moves, where a memset of the same size may become a slow `rep stos`.
+constexpr std::array<std::uint8_t, kPageSize> kNoMarks{};
+
+// What an empty entry of the recent-page table points at: its number matches no page, so the inline
+// paths need no test for null. Never written (a store only lands in a page whose number matched).
+Page no_page;
 
 // Sets bits [off, off + n) of a page's bitmap.
 inline void set_bits(std::array<std::uint64_t, kWords>& bits, unsigned off, unsigned n) {
@@ -44,46 +41,44 @@ inline void set_bits(std::array<std::uint64_t, kWords>& bits, unsigned off, unsi
   }
 }
 
-struct InputRun {
-  std::uint64_t base, end;
-  const std::uint8_t* bytes;
-};
-
 }  // namespace
 
 struct ReplayMemory::Pages {
   std::vector<std::unique_ptr<Page>> pool;  // pool[0, used) belong to the current case
   std::size_t used = 0;
-  std::vector<InputRun> inputs;             // the case's input runs, ascending
+  const ByteMap* inputs = nullptr;          // the case's inputs (runs looked up in place)
   // Open-addressed page table; a slot is live only when its stamp is the current case's.
   struct Slot {
     std::uint32_t number = 0, stamp = 0, page = 0;
   };
   std::vector<Slot> slots = std::vector<Slot>(64);
   std::uint32_t stamp = 0;
-  // The pages touched last, by the low bits of their number: the port moves between a handful of
-  // structures (a car, the track, a table), and each keeps its entry here.
-  static constexpr std::size_t kRecent = 16;
-  std::array<Page*, kRecent> recent{};
+  // The pages touched last (the inline paths of ReplayMemory look here first).
+  static constexpr std::size_t kRecent = replay_detail::kRecentPages;
+  replay_detail::RecentPages recent = [] {
+    replay_detail::RecentPages r;
+    r.fill(&no_page);
+    return r;
+  }();
   Page* recent_page(std::uint32_t number) const {
     Page* p = recent[number % kRecent];
-    return p && p->number == number ? p : nullptr;
+    return p->number == number ? p : nullptr;
   }
 
   void reset(const ByteMap& in) {
+    // The last case's pages leave the recent table by losing their number (cheaper than clearing
+    // the table for a case that touched a page or two); an entry left pointing at one matches no
+    // page until the page is filled again, and then it holds that page, as an entry should.
+    for (std::size_t k = 0; k < used; ++k) pool[k]->number = Page::kNone;
     used = 0;
     outside_bytes = 0;
     last_input = 0;
-    wrote = false;
-    recent.fill(nullptr);
+    loads_from_inputs = 0;
     if (++stamp == 0) {  // wrapped: forget every slot for real
       std::fill(slots.begin(), slots.end(), Slot{});
       stamp = 1;
     }
-    inputs.clear();
-    in.for_each_run([this](GuestAddr base, std::span<const std::uint8_t> bytes) {
-      inputs.push_back({base, base + std::uint64_t{bytes.size()}, bytes.data()});
-    });
+    inputs = &in;
   }
 
   std::size_t slot_of(std::uint32_t number) const {
@@ -111,37 +106,59 @@ struct ReplayMemory::Pages {
     return *(recent[number % kRecent] = &p);
   }
 
-  // The n input bytes at a when one input run holds them all, else nullptr.
+  // The index of the first input run ending above a (ByteMap::run_from, here inline: a helper's
+  // case spends a good part of its time in these searches).
+  std::size_t input_run_from(std::uint64_t a) const {
+    std::size_t first = 0, n = inputs->run_count();
+    while (n > 0) {
+      const std::size_t half = n / 2;
+      if (inputs->run(first + half).end() <= a) {
+        first += half + 1;
+        n -= half + 1;
+      } else {
+        n = half;
+      }
+    }
+    return first;
+  }
+
+  // The n input bytes at a when one input run holds them all, else nullptr. The run found last is
+  // tried first, then the one after it (a helper reads its inputs mostly in address order).
   std::size_t last_input = 0;
+  unsigned loads_from_inputs = 0;
   const std::uint8_t* input_bytes(GuestAddr a, unsigned n) {
     const std::uint64_t lo = a, hi = lo + n;
-    if (last_input < inputs.size() && inputs[last_input].base <= lo && hi <= inputs[last_input].end)
-      return inputs[last_input].bytes + (lo - inputs[last_input].base);
-    auto it = std::upper_bound(inputs.begin(), inputs.end(), lo,
-                               [](std::uint64_t x, const InputRun& r) { return x < r.end; });
-    if (it == inputs.end() || it->base > lo || hi > it->end) return nullptr;
-    last_input = static_cast<std::size_t>(it - inputs.begin());
-    return it->bytes + (lo - it->base);
+    for (std::size_t k = last_input; k < last_input + 2 && k < inputs->run_count(); ++k) {
+      const ByteMap::RunView r = inputs->run(k);
+      if (r.base <= lo && hi <= r.end()) {
+        last_input = k;
+        return r.bytes.data() + (lo - r.base);
+      }
+    }
+    const std::size_t i = input_run_from(a);
+    if (i == inputs->run_count()) return nullptr;
+    const ByteMap::RunView r = inputs->run(i);
+    if (r.base > lo || hi > r.end()) return nullptr;
+    last_input = i;
+    return r.bytes.data() + (lo - r.base);
   }
-  bool wrote = false;
-  std::vector<std::uint8_t> run_buffer;
 
-  // A fresh page for this case: the inputs that fall in it, readable; the rest 0.
+  // A fresh page for this case: the inputs that fall in it readable, the rest not (reading as 0).
   Page& fill(std::uint32_t number) {
     if (used == pool.size()) pool.push_back(std::make_unique<Page>());
     Page& p = *pool[used++];
     p.number = number;
-    p.readable.fill(0);
     p.written.fill(0);
     p.outside.fill(0);
-    std::memset(p.data.data(), 0, kPageSize);  // the slack past it is never written
+    // The data is not cleared: a byte that is not readable is read as 0 by its mark, not its value.
+    std::memcpy(p.readable.data(), kNoMarks.data(), kPageSize);
     const std::uint64_t lo = std::uint64_t{number} << kPageBits, hi = lo + kPageSize;
-    auto it = std::upper_bound(inputs.begin(), inputs.end(), lo,
-                               [](std::uint64_t a, const InputRun& r) { return a < r.end; });
-    for (; it != inputs.end() && it->base < hi; ++it) {
-      const std::uint64_t from = std::max(lo, it->base), to = std::min(hi, it->end);
-      std::memcpy(p.data.data() + (from - lo), it->bytes + (from - it->base), to - from);
-      set_bits(p.readable, static_cast<unsigned>(from - lo), static_cast<unsigned>(to - from));
+    for (std::size_t i = input_run_from(lo); i < inputs->run_count(); ++i) {
+      const ByteMap::RunView r = inputs->run(i);
+      if (r.base >= hi) break;
+      const std::uint64_t from = std::max<std::uint64_t>(lo, r.base), to = std::min(hi, r.end());
+      std::memcpy(p.data.data() + (from - lo), r.bytes.data() + (from - r.base), to - from);
+      std::memset(p.readable.data() + (from - lo), 0xff, to - from);
     }
     return p;
   }
@@ -165,27 +182,18 @@ struct ReplayMemory::Pages {
   }
   std::size_t outside_bytes = 0;  // bytes flagged in some page's `outside`, counted once each
 
-  // Reads [off, off + n) of page p into out, recording the bytes that are not readable.
+  // Reads [off, off + n) of page p into out, recording the bytes that are not readable (which
+  // read as 0).
   void read(Page& p, unsigned off, std::uint8_t* out, unsigned n) {
-    std::memcpy(out, p.data.data() + off, n);
+    for (unsigned k = 0; k < n; ++k) out[k] = p.data[off + k] & p.readable[off + k];
     flag_outside(p, off, n);
   }
 
-  // Flags the bytes of [off, off + n) that are not readable as read from outside.
+  // Flags the bytes of [off, off + n) (inside the page) that are not readable as read from outside.
   void flag_outside(Page& p, unsigned off, unsigned n) {
-    const unsigned word = off / 64, bit = off % 64;
-    if (bit + n < 64) {
-      const std::uint64_t mask = ((std::uint64_t{1} << n) - 1) << bit;
-      const std::uint64_t missing = mask & ~p.readable[word] & ~p.outside[word];
-      if (missing == 0) return;  // the common case: every byte an input or an own write
-      p.outside[word] |= missing;
-      outside_bytes += static_cast<unsigned>(std::popcount(missing));
-      return;
-    }
-    for (unsigned k = 0; k < n; ++k) {
-      const unsigned b = off + k;
+    for (unsigned b = off; b < off + n; ++b) {
       const std::uint64_t m = std::uint64_t{1} << (b % 64);
-      if (!(p.readable[b / 64] & m) && !(p.outside[b / 64] & m)) {
+      if (!p.readable[b] && !(p.outside[b / 64] & m)) {
         p.outside[b / 64] |= m;
         ++outside_bytes;
       }
@@ -200,7 +208,7 @@ struct ReplayMemory::Pages {
       case 8: std::memcpy(p.data.data() + off, in, 8); break;
       default: std::memcpy(p.data.data() + off, in, n); break;
     }
-    set_bits(p.readable, off, n);
+    std::memset(p.readable.data() + off, 0xff, n);
     set_bits(p.written, off, n);
   }
 };
@@ -220,12 +228,13 @@ ReplayMemory::ReplayMemory(const Case& c) {
     p = std::make_unique<Pages>();
   }
   p->reset(c.inputs);
+  recent_ = &p->recent;
   pages_ = p.release();
 }
 
 ReplayMemory::~ReplayMemory() {
   std::unique_ptr<Pages> p(pages_);
-  p->inputs.clear();  // points into the case, which may go away first
+  p->inputs = nullptr;  // the case may go away first
   try {
     spare_pages.push_back(std::move(p));
   } catch (...) {
@@ -245,7 +254,7 @@ void ReplayMemory::load(GuestAddr a, std::span<std::uint8_t> out) {
 }
 
 void ReplayMemory::store(GuestAddr a, std::span<const std::uint8_t> bytes) {
-  pages_->wrote = pages_->wrote || !bytes.empty();
+  wrote_ = wrote_ || !bytes.empty();
   std::size_t done = 0;
   while (done < bytes.size()) {
     const unsigned off = a & (kPageSize - 1);
@@ -256,29 +265,18 @@ void ReplayMemory::store(GuestAddr a, std::span<const std::uint8_t> bytes) {
   }
 }
 
-std::uint64_t ReplayMemory::load_le(GuestAddr a, unsigned n) {
-  const unsigned off = a & (kPageSize - 1);
-  Page* p = pages_->recent_page(a >> kPageBits);
-  if (p && off % 64 + n <= 64) {
-    // The hot path: a page touched lately, the bytes inside one bitmap word. One 64-bit copy (the
-    // page's slack keeps it inside the page), cut to n bytes.
-    std::uint64_t v;
-    std::memcpy(&v, p->data.data() + off, 8);
-    const std::uint64_t mask = ((std::uint64_t{1} << n) - 1) << (off % 64);
-    if ((p->readable[off / 64] & mask) != mask) pages_->flag_outside(*p, off, n);
-    return n == 8 ? v : v & ((std::uint64_t{1} << (8 * n)) - 1);
-  }
-  return load_le_slow(a, n);
-}
-
 std::uint64_t ReplayMemory::load_le_slow(GuestAddr a, unsigned n) {
   Pages& ps = *pages_;
   const unsigned off = a & (kPageSize - 1);
   std::uint64_t v = 0;
   if (off + n <= kPageSize) {
-    // Until the port first writes, a load inside one input run is served from the case's bytes
-    // (a helper that only reads never fills a page); after that, everything goes through pages.
-    if (ps.used == 0) {
+    // A case's first loads, while it has no page, are served from its bytes when one input run
+    // holds them (a helper that reads a few values never fills a page). Once a page exists (a
+    // store, a load no run holds whole) or after kLoadsFromInputs of them, every access goes
+    // through pages, whose inline path costs a fraction of an input search: a function that only
+    // reads, but reads a lot (the track's faces), fills its pages too.
+    if (ps.used == 0 && ps.loads_from_inputs < kLoadsFromInputs) {
+      ++ps.loads_from_inputs;
       if (const std::uint8_t* in = ps.input_bytes(a, n)) {
         switch (n) {  // the port's widths as fixed-size copies
           case 1: v = *in; break;
@@ -291,7 +289,10 @@ std::uint64_t ReplayMemory::load_le_slow(GuestAddr a, unsigned n) {
       }
     }
     Page& p = ps.page(a >> kPageBits);
+    std::uint64_t marks;
     std::memcpy(&v, p.data.data() + off, 8);
+    std::memcpy(&marks, p.readable.data() + off, 8);  // a byte not readable reads as 0
+    v &= marks;
     if (n < 8) v &= (std::uint64_t{1} << (8 * n)) - 1;
     ps.flag_outside(p, off, n);
     return v;
@@ -302,46 +303,44 @@ std::uint64_t ReplayMemory::load_le_slow(GuestAddr a, unsigned n) {
   return v;
 }
 
-void ReplayMemory::store_le(GuestAddr a, std::uint64_t value, unsigned n) {
+void ReplayMemory::store_le_slow(GuestAddr a, std::uint64_t value, unsigned n) {
   std::uint8_t b[8];
   std::memcpy(b, &value, 8);
-  pages_->wrote = true;
+  wrote_ = true;
   const unsigned off = a & (kPageSize - 1);
   if (off + n > kPageSize) return store(a, std::span<const std::uint8_t>(b, n));
-  Page* p = pages_->recent_page(a >> kPageBits);
-  Pages::write(p ? *p : pages_->page(a >> kPageBits), off, b, n);
+  Pages::write(pages_->page(a >> kPageBits), off, b, n);
 }
 
 ByteMap ReplayMemory::writes() const {
   ByteMap out;
-  if (!pages_->wrote) return out;
-  // Runs are gathered across page boundaries (in a buffer kept from case to case), then appended in
-  // address order.
-  std::vector<std::uint8_t>& run = pages_->run_buffer;
-  run.clear();
-  std::uint64_t run_base = 0;
-  auto flush = [&] {
-    if (!run.empty()) out.append(static_cast<GuestAddr>(run_base), run);
-    run.clear();
-  };
-  for (const Page* p : pages_->sorted()) {
+  if (!wrote_) return out;
+  const std::vector<const Page*>& pages = pages_->sorted();
+  // First the sizes, so the map is filled without growing: the bytes written, and at most as many
+  // runs as there are first bytes of a stretch within a bitmap word.
+  std::size_t bytes = 0, runs = 0;
+  for (const Page* p : pages)
+    for (const std::uint64_t bits : p->written)
+      if (bits) {  // most words of most pages: none written
+        bytes += static_cast<std::size_t>(std::popcount(bits));
+        runs += static_cast<std::size_t>(std::popcount(bits & ~(bits << 1)));
+      }
+  out.reserve(runs, bytes);
+  // Then the stretches in address order; ByteMap::append joins those that touch, across bitmap
+  // words and page boundaries, into one run.
+  for (const Page* p : pages) {
     const std::uint64_t lo = std::uint64_t{p->number} << kPageBits;
     for (unsigned w = 0; w < kWords; ++w) {
       std::uint64_t bits = p->written[w];
       while (bits) {
         const unsigned b = static_cast<unsigned>(std::countr_zero(bits));
         const unsigned len = static_cast<unsigned>(std::countr_one(bits >> b));
-        const std::uint64_t at = lo + 64 * w + b;
-        if (run.empty() || run_base + run.size() != at) {
-          flush();
-          run_base = at;
-        }
-        run.insert(run.end(), p->data.begin() + (at - lo), p->data.begin() + (at - lo + len));
+        out.append(static_cast<GuestAddr>(lo + 64 * w + b),
+                   std::span<const std::uint8_t>(p->data.data() + 64 * w + b, len));
         bits = len + b == 64 ? 0 : bits & ~(((std::uint64_t{1} << len) - 1) << b);
       }
     }
   }
-  flush();
   return out;
 }
 

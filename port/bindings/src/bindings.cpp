@@ -11,10 +11,6 @@ namespace pod::bindings {
 using lockstep::cases::Case;
 using lockstep::cases::PortEffects;
 
-std::uint64_t CaseMemory::load(GuestAddr a, unsigned n) { return m_.load_le(a, n); }
-
-void CaseMemory::store(GuestAddr a, std::uint64_t v, unsigned n) { m_.store_le(a, v, n); }
-
 PortEffects run_on_case(const Case& c, const std::function<Returned(pod::Memory&, const Case&)>& body) {
   lockstep::cases::ReplayMemory rm(c);
   CaseMemory mem(rm);
@@ -41,7 +37,10 @@ namespace detail {
 GuestAddr thread_block(const Case& c) {
   constexpr GuestAddr kGameEnd = 0x01000000;  // the image, its data, the track records lie below
   constexpr GuestAddr kStackReach = 0x00100000;
-  for (const auto& run : c.inputs.runs()) {
+  // The runs above the game's range, in place (every car step asks, and a car step has over a
+  // hundred input runs, most of them the game's).
+  for (std::size_t i = c.inputs.run_from(kGameEnd); i < c.inputs.run_count(); ++i) {
+    const auto run = c.inputs.run(i);
     for (std::uint64_t a = (run.base + 0xfffu - 0x10u) / 0x1000u * 0x1000u + 0x10u; a + 4 <= run.end(); a += 0x1000u) {
       const auto seed = static_cast<GuestAddr>(a);
       if (seed < run.base || seed < kGameEnd) continue;

@@ -16,22 +16,22 @@
 namespace pod::bindings {
 
 /// pod::Memory over a case's replay memory: loads read the case's inputs (or the port's own writes);
-/// a load of a byte the original never read is recorded and reads as 0; stores are recorded.
+/// a load of a byte the original never read is recorded and reads as 0; stores are recorded. Each
+/// access is the one virtual call pod::Memory has, into the replay memory's inline path at a fixed
+/// width.
 class CaseMemory final : public pod::Memory {
  public:
   explicit CaseMemory(lockstep::cases::ReplayMemory& m) : m_(m) {}
-  std::uint8_t load8(GuestAddr a) override { return static_cast<std::uint8_t>(load(a, 1)); }
-  std::uint16_t load16(GuestAddr a) override { return static_cast<std::uint16_t>(load(a, 2)); }
-  std::uint32_t load32(GuestAddr a) override { return static_cast<std::uint32_t>(load(a, 4)); }
-  std::uint64_t load64(GuestAddr a) override { return load(a, 8); }
-  void store8(GuestAddr a, std::uint8_t v) override { store(a, v, 1); }
-  void store16(GuestAddr a, std::uint16_t v) override { store(a, v, 2); }
-  void store32(GuestAddr a, std::uint32_t v) override { store(a, v, 4); }
-  void store64(GuestAddr a, std::uint64_t v) override { store(a, v, 8); }
+  std::uint8_t load8(GuestAddr a) override { return static_cast<std::uint8_t>(m_.load_le(a, 1)); }
+  std::uint16_t load16(GuestAddr a) override { return static_cast<std::uint16_t>(m_.load_le(a, 2)); }
+  std::uint32_t load32(GuestAddr a) override { return static_cast<std::uint32_t>(m_.load_le(a, 4)); }
+  std::uint64_t load64(GuestAddr a) override { return m_.load_le(a, 8); }
+  void store8(GuestAddr a, std::uint8_t v) override { m_.store_le(a, v, 1); }
+  void store16(GuestAddr a, std::uint16_t v) override { m_.store_le(a, v, 2); }
+  void store32(GuestAddr a, std::uint32_t v) override { m_.store_le(a, v, 4); }
+  void store64(GuestAddr a, std::uint64_t v) override { m_.store_le(a, v, 8); }
 
  private:
-  std::uint64_t load(GuestAddr a, unsigned n);
-  void store(GuestAddr a, std::uint64_t v, unsigned n);
   lockstep::cases::ReplayMemory& m_;
 };
 
