@@ -182,6 +182,19 @@ TEST(FlatMemory, BlockCopiesCrossRangesAndFaultWhole) {
   }
 }
 
+// A copy of 2^32 bytes or more cannot lie inside the 32-bit address space: refused as a fault
+// before any byte is copied (its length does not wrap round to 0, which mapped() would accept).
+TEST(FlatMemory, BlockCopiesOfFourGiBOrMoreFault) {
+  pod::FlatMemory m;
+  m.map(0x1000, 16);
+  std::uint8_t buf[16] = {1, 2, 3};
+  EXPECT_THROW(m.write_bytes(0x1000, buf, std::size_t{1} << 32), pod::MemoryFault);
+  EXPECT_THROW(m.read_bytes(0x1000, buf, std::size_t{1} << 32), pod::MemoryFault);
+  EXPECT_THROW(m.write_bytes(0x1000, buf, (std::size_t{1} << 32) + 4), pod::MemoryFault);
+  EXPECT_EQ(m.u8(0x1000), 0) << "nothing copied";
+  EXPECT_EQ(buf[0], 1) << "nothing copied";
+}
+
 // tables::install: the three tables by their formulas (F012..F014), at the storage port/CHOICES.md
 // places them ("Data blocks": reciprocal storage 0x7a0000..0x7c0000 with entry 0 at 0x7b0000, square
 // roots 0x7c0000..0x7e0000, sines at 0x72c704), the pointers [0x4ed42c] and [0x4ed434], the rounding
