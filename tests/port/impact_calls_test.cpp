@@ -52,15 +52,21 @@ TEST_F(ImpactCalls, F099_F105_OnePointHandsItsPartsAndAQuarterOfItsImpulse) {
 }
 
 TEST_F(ImpactCalls, F099_TwoPointsOneCallWithBothPartsAndTheirSharesSum) {
-  hit(0, 3.0);
-  hit(2, 5.0);
-  Vec3 f, t;
-  std::vector<pod::body::Impact> calls;
-  ASSERT_EQ(pod::body::impacts(w.m, car.addr(), f, t, &calls), 2);
-  ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].parts, 0x10u | 0x20u);
-  EXPECT_EQ(calls[0].strength, (share(0) + share(2)) >> 2);
-  EXPECT_NE(share(0), share(2));
+  // Over many closing speeds, so that the sum's low two bits (dropped by >> 2) take every value.
+  int low_bits_seen = 0;
+  for (int k = 0; k < 64; ++k) {
+    hit(0, 3.0 + k / 97.0);
+    hit(2, 5.0 + k / 89.0);
+    Vec3 f, t;
+    std::vector<pod::body::Impact> calls;
+    ASSERT_EQ(pod::body::impacts(w.m, car.addr(), f, t, &calls), 2);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0].parts, 0x10u | 0x20u);
+    const pod::Fixed sum = share(0) + share(2);
+    EXPECT_EQ(calls[0].strength, sum >> 2) << k;
+    low_bits_seen |= 1 << (sum & 3);
+  }
+  EXPECT_EQ(low_bits_seen, 0xf) << "every remainder of the sum by 4 tried";
 }
 
 TEST_F(ImpactCalls, F099_ThreeAndFivePointsOneCallEach) {
