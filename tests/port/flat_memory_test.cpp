@@ -244,7 +244,16 @@ TEST(TablesInstall, InstallsIntoStorageAlreadyMapped) {
   m.map(0x4ed000, 0x1100);
   m.map(0x7a0000, 0x40000);
   m.map(0x72c704, 4 * 12869);
+  // Storage a game used before: every word of the three tables overwritten, the first ones too.
+  for (std::uint32_t a = 0x7a0000; a < 0x7e0000; a += 4) m.put_u32(a, 0xa5a5a5a5u);
+  for (std::uint32_t i = 0; i < 12869; ++i) m.put_u32(0x72c704 + 4 * i, 0xa5a5a5a5u);
   EXPECT_NO_THROW(pod::tables::install(m));
+  EXPECT_EQ(m.i32(0x7c0000), 0) << "sqrt(0)";
+  EXPECT_EQ(m.i32(0x7b0000), 0) << "the reciprocal table's entry 0 (chosen)";
+  EXPECT_EQ(m.i32(0x7a0000), -1024) << "2^24 / -16384";
+  EXPECT_EQ(m.i32(0x7c0000 + 4 * 0x7fff), 11863102) << "floor(sqrt(0x7fff) x 65536)";
+  for (std::uint32_t a = 0x7a0000; a < 0x7e0000; a += 4) ASSERT_NE(m.u32(a), 0xa5a5a5a5u) << std::hex << a;
+  for (std::uint32_t i = 0; i < 12869; ++i) ASSERT_NE(m.u32(0x72c704 + 4 * i), 0xa5a5a5a5u) << i;
   EXPECT_NO_THROW(pod::tables::install(m));
   EXPECT_EQ(m.i32(0x7c0000 + 4 * 0x4000), 128 * 65536);  // sqrt(0x4000) = 128
   EXPECT_EQ(m.i32(0x7b0000 + 4 * 3), 5592405);           // 2^24 / 3
