@@ -302,4 +302,19 @@ TEST(MapScratch, MapsScratchWhereTheGameAsks) {
   EXPECT_FALSE(m.mapped(0x4f3320, 1)) << "the default force array is not mapped when the game moved it";
 }
 
+// A scratch block only partly mapped is not taken for mapped: mapping it whole then overlaps, which
+// FlatMemory refuses (a game must map its scratch blocks whole or not at all).
+TEST(MapScratch, APartlyMappedBlockIsNotTakenForMapped) {
+  for (const std::uint32_t mapped_bytes : {1u, 2u, 3u}) {
+    pod::FlatMemory m;
+    pod::step::Scratch s;
+    s.stale_slot = 0x900100;
+    m.map(0x900100, mapped_bytes);
+    EXPECT_THROW(pod::step::map_scratch(m, s), std::invalid_argument) << mapped_bytes;
+  }
+  pod::FlatMemory m;
+  m.map(0x4f3320, 0x20);  // part of the force array
+  EXPECT_THROW(pod::step::map_scratch(m), std::invalid_argument);
+}
+
 }  // namespace
