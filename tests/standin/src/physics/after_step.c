@@ -38,8 +38,8 @@ int32_t step_wheel_roll(uint32_t car, uint32_t edx, uint32_t ebx, uint32_t ecx) 
 }
 
 /* 0x4155b8 step::pose(eax = car, edx = driver): the drawn object's matrix (forward, left, up as
- * columns, stored row by row) and position (the chassis point less up x the hull's z half size;
- * a drawn object always has its hull), then the wheels' roll. */
+ * columns, stored row by row) and position (the chassis point less up x the hull's z half size,
+ * none without a hull), then the wheels' roll. */
 int32_t step_pose(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   uint32_t obj = U32(driver, DRV_OBJECT);
@@ -51,7 +51,7 @@ int32_t step_pose(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
     m[6] = f->z, m[7] = l->z, m[8] = u->z;
     uint32_t hull = U32(obj, 0x44);
     vec3 t;
-    scale16(u, I32(hull, 8), &t);
+    scale16(u, hull ? I32(hull, 8) : 0, &t);
     vsub(VEC(obj, 0x6c), VEC(car, CAR_CHASSIS + PT_POSITION), &t);
   }
   POD_CALL1(FN_WHEEL_ROLL, car);

@@ -75,7 +75,8 @@ static int32_t toward(int32_t v, int32_t target, int32_t step) {
  * chassis point's move (before, after) crosses its plane forwards. */
 int32_t race_beacon_test(uint32_t driver, uint32_t move, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
-  int32_t count = I32(POD_RACE_BLOCK, RACE_BEACON_COUNT);  /* none: beacon 0 is zero, never crossed */
+  int32_t count = I32(POD_RACE_BLOCK, RACE_BEACON_COUNT);
+  if (count <= 0) return 0; /* no beacons: nothing to pass (the table of choices, G31) */
   uint32_t rec = POD_RACE_BLOCK + RACE_RECORDS + (uint32_t)I32(driver, DRV_RACER) * RACE_RECORD_SIZE;
   int32_t k = I32(rec, REC_NEXT_BEACON);
   uint32_t b = POD_RACE_BLOCK + RACE_BEACONS + (uint32_t)k * BEACON_SIZE;
