@@ -12,8 +12,17 @@ using namespace detail;
 Result<std::unique_ptr<harness::Machine>> rerun_machine(const harness::Snapshot& snapshot,
                                                         const harness::Profile& profile, const std::string& driver,
                                                         harness::MachineConfig cfg) {
-  LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, driver));
   cfg.record = true;
+  if (driver.empty() && !profile.driver_for_record("CTRL")) {
+    // A corpus captured from a call list on a profile without drivers: its cases ran on the
+    // profile's stubs alone (capture_calls), and so do their reruns.
+    const harness::MachineConfig from_profile = harness::config_from_profile(profile);
+    cfg.default_fpu_control = from_profile.default_fpu_control;
+    cfg.default_mxcsr = from_profile.default_mxcsr;
+    cfg.stubs = from_profile.stubs;
+    return harness::Machine::create(snapshot, std::move(cfg));
+  }
+  LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, driver));
   return driver_machine(snapshot, profile, resolved, std::move(cfg));
 }
 

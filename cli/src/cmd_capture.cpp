@@ -2,7 +2,8 @@
 //   -o CORPUS
 // lockstep capture SNAPSHOT --calls CALLS.toml --profile P -o CORPUS (no step log: capture/docs/call-list.md)
 // Runs the profile's driver over the recorded states and writes every call of the chosen functions
-// (nested calls included) as cases into a corpus folder.
+// (nested calls included) as cases into a corpus folder, whose manifest records the profile's file
+// (corpus_profile.hpp).
 #include <unistd.h>
 
 #include <fmt/ostream.h>
@@ -18,6 +19,7 @@
 #include "lockstep/harness/profile.hpp"
 
 #include "command.hpp"
+#include "corpus_profile.hpp"
 #include "image_option.hpp"
 #include "numeric_option.hpp"
 
@@ -39,7 +41,10 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.steplog.empty() || !a.functions.empty() || !a.pokes.empty() || !a.driver.empty())
     return report(io, Error::make(Errc::kUsage, "--calls replaces the step log, --fn, --poke and --driver: the call "
                                                 "list names the functions, arguments and pokes"));
-  auto profile = harness::load_profile(a.profile);
+  auto profile_bytes = read_file(a.profile, std::uint64_t{16} << 20);
+  if (!profile_bytes.ok()) return report(io, profile_bytes.error());
+  auto profile = harness::parse_profile(
+      std::string_view(reinterpret_cast<const char*>(profile_bytes->data()), profile_bytes->size()), a.profile);
   if (!profile.ok()) return report(io, profile.error());
   auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
   if (!snapshot.ok()) return report(io, snapshot.error());
@@ -54,6 +59,7 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
 
   cases::Manifest m;
   m.profile = profile->name;
+  record_profile(m, a.profile, *profile_bytes, a.out);
   m.snapshot_sha256 = opt.snapshot_sha256;
   m.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
                           std::filesystem::path(a.calls).filename().string(),
@@ -72,7 +78,10 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.calls.empty()) return run_capture_calls(a, image, io);
   if (a.steplog.empty() || a.functions.empty())
     return report(io, Error::make(Errc::kUsage, "capture needs a step log and --fn, or --calls FILE"));
-  auto profile = harness::load_profile(a.profile);
+  auto profile_bytes = read_file(a.profile, std::uint64_t{16} << 20);
+  if (!profile_bytes.ok()) return report(io, profile_bytes.error());
+  auto profile = harness::parse_profile(
+      std::string_view(reinterpret_cast<const char*>(profile_bytes->data()), profile_bytes->size()), a.profile);
   if (!profile.ok()) return report(io, profile.error());
   auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
   if (!snapshot.ok()) return report(io, snapshot.error());
@@ -111,6 +120,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
 
   cases::Manifest m;
   m.profile = profile->name;
+  record_profile(m, a.profile, *profile_bytes, a.out);
   m.snapshot_sha256 = opt.snapshot_sha256;
   m.steplog_sha256 = to_hex(sha256(*log_bytes));
   m.driver = rep->driver;
@@ -134,7 +144,10 @@ Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no
   app.add_option("snapshot", a->snapshot, "Whole-process snapshot (lockstep, minidump or ELF core)")->required();
   app.add_option("steplog", a->steplog, "State log (STEP/CTRL/PHYS records); not with --calls");
   app.add_option("--calls", a->calls, "Call list (TOML: [[call]] function, args, pokes) instead of a step log");
-  app.add_option("--profile", a->profile, "Profile (TOML) of the original: functions, stubs and labels")->required();
+  app.add_option("--profile", a->profile,
+                 "Profile (TOML) of the original: functions, stubs and labels; the manifest records its path and "
+                 "SHA-256, and replay, probe and coverage use it by default")
+      ->required();
   app.add_option("--fn", a->functions, "Function to capture, by name or address; repeatable");
   add_unsigned_option(app, "--every", a->every, "Take every Nth driver run (state-log record); default 1", 1);
   add_unsigned_option(app, "--max", a->max, "At most M cases of each function per driver run; default 0 = all");

@@ -1,4 +1,4 @@
-// lockstep coverage CORPUS --snapshot SNAP --profile P [--fn F ...] [--html DIR] [--json FILE]
+// lockstep coverage CORPUS --snapshot SNAP [--profile P] [--fn F ...] [--html DIR] [--json FILE]
 // lockstep coverage --run SNAPSHOT STEPLOG --profile P --fn F ... [--html DIR] [--json FILE]
 // Branch coverage of the original: instructions and conditional-branch edges each run took, over
 // every case of a corpus re-run from its own state, or over the driver's whole runs.
@@ -17,6 +17,7 @@
 
 #include "command.hpp"
 #include "corpus_args.hpp"
+#include "corpus_profile.hpp"
 #include "numeric_option.hpp"
 
 namespace lockstep::cli {
@@ -31,8 +32,21 @@ struct CoverageArgs {
 };
 
 int run_coverage(const CoverageArgs& a, Io& io) {
-  auto profile = harness::load_profile(a.profile);
-  if (!profile.ok()) return report(io, profile.error());
+  // A corpus remembers its profile; driver runs need one named.
+  if (a.run.empty() && a.corpus.empty())
+    return report(io, Error::make(Errc::kUsage, "give a corpus, or --run SNAPSHOT STEPLOG"));
+  std::optional<cases::Corpus> corpus;
+  if (a.run.empty() && !a.corpus.empty()) {
+    auto read = cases::read_corpus(a.corpus);
+    if (!read.ok()) return report(io, read.error());
+    corpus = std::move(*read);
+  }
+  if (!corpus && a.profile.empty())
+    return report(io, Error::make(Errc::kUsage, "coverage of driver runs needs the profile (--profile FILE)"));
+  auto loaded = corpus_profile(corpus ? corpus->manifest : cases::Manifest{}, a.corpus, a.profile,
+                               ProfileUse::kRequired, io);
+  if (!loaded.ok()) return report(io, loaded.error());
+  const auto& profile = *loaded;  // kRequired: always holds one
   const harness::Labeler labels(*profile);
   capture::CoverageOptions opt;
   opt.jobs = a.jobs;
@@ -65,8 +79,6 @@ int run_coverage(const CoverageArgs& a, Io& io) {
     if (a.snapshot.empty())
       return report(io, Error::make(Errc::kUsage,
                                     "re-running a corpus needs the snapshot it was captured on (--snapshot FILE)"));
-    auto corpus = cases::read_corpus(a.corpus);
-    if (!corpus.ok()) return report(io, corpus.error());
     auto snap = harness::load_snapshot(a.snapshot);
     if (!snap.ok()) return report(io, snap.error());
     snapshot = std::move(*snap);
@@ -100,7 +112,9 @@ Action setup_coverage(CLI::App& app, const cases::BindingSet& /*bindings: runs n
   app.add_option("corpus", a->corpus, "Corpus folder whose cases are re-run (or use --run)");
   app.add_option("--run", a->run, "SNAPSHOT STEPLOG: cover the driver's runs instead of a corpus")->expected(2);
   app.add_option("--snapshot", a->snapshot, "The snapshot the corpus was captured on (checked by content hash)");
-  app.add_option("--profile", a->profile, "Profile (TOML) of the original: functions, stubs and labels")->required();
+  app.add_option("--profile", a->profile,
+                 "Profile (TOML) of the original: functions, stubs and labels (default for a corpus: the one it "
+                 "was captured with)");
   app.add_option("--fn", a->functions, "Only these functions (name or address); repeatable");
   app.add_option("--driver", a->driver, "The [[driver]] whose stubs are on (default: the corpus's, or the CTRL one)");
   app.add_option("--html", a->html, "Write a static HTML report (index.html + a page per function) here");

@@ -1,8 +1,8 @@
-// lockstep probe CORPUS --case F:ID --snapshot SNAP --profile P [--poke ADDR=HEX ...] [--add]
+// lockstep probe CORPUS --case F:ID --snapshot SNAP [--profile P] [--poke ADDR=HEX ...] [--add]
 //   Runs the original (under Unicorn, from the case's own state) and the port on the same poked
 //   state, prints both effects, which branches went another way, and the port's diff.
 // lockstep probe CORPUS --fn F --edge ADDR:taken|fallthrough --search [--budget N] --snapshot SNAP
-//   --profile P [--dry-run]
+//   [--profile P] [--dry-run]
 //   Searches for a poked state whose run takes the edge; writes it into the corpus as a poked case
 //   and replays the port on it.
 // lockstep probe CORPUS --search --edge untaken [--fn F] ...: the same for every untaken edge.
@@ -25,6 +25,7 @@
 
 #include "command.hpp"
 #include "corpus_args.hpp"
+#include "corpus_profile.hpp"
 #include "numeric_option.hpp"
 
 namespace lockstep::cli {
@@ -107,6 +108,7 @@ Result<std::vector<std::uint32_t>> add_found(const ProbeArgs& a, cases::Corpus& 
   } else {
     target.manifest = corpus.manifest;
     target.manifest.functions.clear();
+    rebase_profile_path(target.manifest, a.corpus, a.into);  // the same file, seen from the new folder
     // The command that made it, without paths (a regenerated corpus must be byte-identical).
     target.manifest.command = fmt::format("lockstep probe CORPUS --search{} --edge {} --budget {} --start-cases {}{} --into FOUND",
                                           a.function.empty() ? "" : " --fn " + a.function, a.edge, a.budget,
@@ -230,11 +232,12 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
 }
 
 int run_probe(const ProbeArgs& a, Io& io) {
-  auto profile = harness::load_profile(a.profile);
-  if (!profile.ok()) return report(io, profile.error());
-  const harness::Labeler labels(*profile);
   auto corpus = cases::read_corpus(a.corpus);
   if (!corpus.ok()) return report(io, corpus.error());
+  auto recorded = corpus_profile(corpus->manifest, a.corpus, a.profile, ProfileUse::kRequired, io);
+  if (!recorded.ok()) return report(io, recorded.error());
+  const auto& profile = *recorded;  // kRequired: always holds one
+  const harness::Labeler labels(*profile);
   auto snapshot = harness::load_snapshot(a.snapshot);
   if (!snapshot.ok()) return report(io, snapshot.error());
   if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return report(io, s.error());
@@ -371,7 +374,9 @@ Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
   a->bindings = &bindings;
   app.add_option("corpus", a->corpus, "Corpus folder")->required();
   app.add_option("--snapshot", a->snapshot, "The snapshot the corpus was captured on")->required();
-  app.add_option("--profile", a->profile, "Profile (TOML) of the original: functions, stubs and labels")->required();
+  app.add_option("--profile", a->profile,
+                 "Profile (TOML) of the original: functions, stubs and labels (default: the one the corpus was "
+                 "captured with)");
   app.add_option("--case", a->one_case, "The case to probe: FUNCTION:ID (e.g. tyres::tyres:12)");
   app.add_option("--poke", a->pokes,
                  "ADDR=HEX bytes laid over the case's state (ADDR: car[3]+0x440, a label, 0x...), or REG=VALUE "

@@ -15,6 +15,7 @@
 
 #include "command.hpp"
 #include "corpus_args.hpp"
+#include "corpus_profile.hpp"
 #include "numeric_option.hpp"
 
 namespace lockstep::cli {
@@ -25,6 +26,7 @@ struct ReplayArgs {
   std::vector<std::string> functions;
   std::string one_case;
   std::string profile;
+  bool no_profile = false;
   std::string json, junit, baseline;
   bool allow_outside = false;
   std::size_t max_reports = 10;
@@ -58,10 +60,10 @@ int run_replay(const ReplayArgs& a, Io& io) {
     opt.only_case = *id;
   }
   std::optional<harness::Labeler> labeler;
-  if (!a.profile.empty()) {
-    auto p = harness::load_profile(a.profile);
+  if (!a.no_profile) {
+    auto p = corpus_profile(corpus->manifest, a.corpus, a.profile, ProfileUse::kNames, io);
     if (!p.ok()) return report(io, p.error());
-    labeler.emplace(*p);
+    if (*p) labeler.emplace(**p);
   }
   // The baseline is read before the replay: a bad one is refused before anything runs.
   std::optional<std::string> baseline;
@@ -98,7 +100,11 @@ Action setup_replay(CLI::App& app, const cases::BindingSet& bindings) {
   app.add_option("corpus", a->corpus, "Corpus folder (manifest.json + case files)")->required();
   app.add_option("--fn", a->functions, "Only these functions (name or address); repeatable");
   app.add_option("--case", a->one_case, "Only this case: FUNCTION:ID (e.g. 0x0041af80:12)");
-  app.add_option("--profile", a->profile, "Profile of the original: its labels name the differing bytes");
+  auto* profile = app.add_option("--profile", a->profile,
+                                  "Profile of the original: its labels name the differing bytes (default: the one "
+                                  "the corpus was captured with)");
+  app.add_flag("--no-profile", a->no_profile, "Name no fields: not even the profile the corpus was captured with")
+      ->excludes(profile);
   app.add_option("--json", a->json, "Write a JSON report here");
   app.add_option("--junit", a->junit, "Write a JUnit XML report here");
   app.add_option("--baseline", a->baseline, "An earlier --json report: list what got better or worse");

@@ -320,7 +320,7 @@ TEST_F(CaseFileErrors, OverlappingRunsInTheBody) {
 TEST(Corpus, WriteReadAndDeterminism) {
   auto dir = std::filesystem::temp_directory_path() / ("lockstep_corpus_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", "car_step", {}};
+  Manifest m{"pod-2.8", "", "", "snap", "log", "lockstep capture ...", "car_step", {}};
   std::vector<CaseFile> files{make_file(0x4d41a0, "math::dot16", {sample_case(0)}),
                               make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
   files[0].cases[0].function = 0x4d41a0;
@@ -361,6 +361,17 @@ TEST(Corpus, ManifestIsCheckedFieldByField) {
   ASSERT_TRUE(good.ok()) << good.error().message;
   EXPECT_EQ(good->functions[0].function, 0x41af80u);
 
+  // Version 2 records the profile's file; version 1 (above) records none and still loads.
+  const std::string sha(64, 'c');
+  auto v2 = decode_manifest(manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 2, )"
+                                                    R"("profile_path": "../../harness/profiles/pod.toml", )"
+                                                    R"("profile_sha256": ")" + sha + R"(")"),
+                            "m.json");
+  ASSERT_TRUE(v2.ok()) << v2.error().message;
+  EXPECT_EQ(v2->profile_path, "../../harness/profiles/pod.toml");
+  EXPECT_EQ(v2->profile_sha256, sha);
+  EXPECT_EQ(good->profile_path, "");
+
   struct Bad {
     std::string text;
     Errc code;
@@ -396,6 +407,21 @@ TEST(Corpus, ManifestIsCheckedFieldByField) {
       {manifest(R"({"address": "0x0041af80", "name": "a", "file": "a.lkcases", "cases": 0})", "0"), Errc::kMalformed,
        "no cases"},
       {"[1, 2]", Errc::kMalformed, "JSON"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 3)"), Errc::kBadVersion, "version"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 0)"), Errc::kBadVersion, "version"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 2, "profile_path": "../p.toml")"),
+       Errc::kMalformed, "come together"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 2, "profile_sha256": ")" + sha + R"(")"),
+       Errc::kMalformed, "come together"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 2, "profile_path": "p.toml", )"
+                               R"("profile_sha256": ")" + sha.substr(1) + R"(")"),
+       Errc::kMalformed, "64 lowercase hex"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 2, "profile_path": "p.toml", )"
+                               R"("profile_sha256": ")" + std::string(63, 'a') + R"(G")"),
+       Errc::kMalformed, "64 lowercase hex"},
+      {manifest(ok_entry, "2", R"("format": "lockstep-corpus", "version": 2, "profile_path": 7, )"
+                               R"("profile_sha256": ")" + sha + R"(")"),
+       Errc::kMalformed, "profile_path"},
   };
   for (const Bad& b : bad) {
     auto m = decode_manifest(b.text, "m.json");
@@ -421,7 +447,7 @@ TEST(Corpus, IsReplacedAsAWhole) {
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root);
   const auto dir = root / "corpus";
-  Manifest m{"pod-2.8", "snap", "log", "lockstep capture ...", "car_step", {}};
+  Manifest m{"pod-2.8", "", "", "snap", "log", "lockstep capture ...", "car_step", {}};
   std::vector<CaseFile> two{make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
   ASSERT_TRUE(write_corpus(dir, m, two).ok());
   std::ofstream(dir / "NOTES.txt") << "kept";

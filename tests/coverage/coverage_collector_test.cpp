@@ -611,6 +611,40 @@ TEST(CoverageOverCorpus, CountsEachCasesRerunAndTheDivergedOnes) {
   EXPECT_EQ(missing.error().code, Errc::kNotFound);
 }
 
+// A corpus captured from a call list needs no [[driver]] to be re-run: on a profile without one its
+// cases run on the profile's stubs alone (as the call list's capture ran them), with the counts the
+// driver's machine gives (the fixture's driver switches on no stubs).
+TEST(CoverageOverCorpus, NeedsNoDriverForACallListCorpus) {
+  const World& w = world();
+  ASSERT_TRUE(w.ok);
+  auto rec = capture_machine(w);
+  ASSERT_TRUE(rec);
+  cases::Corpus corpus;
+  cases::CaseFile file;
+  file.function = kClassify;
+  file.name = "classify";
+  file.cases.push_back(record_case(*rec, kClassify, kThing, {{kSpeed, le32(1)}}, 0));    // small
+  file.cases.push_back(record_case(*rec, kClassify, kThing, {{kSpeed, le32(300)}}, 1));  // huge
+  corpus.files.push_back(file);
+  harness::Profile no_driver = w.profile;
+  no_driver.drivers.clear();
+  ASSERT_EQ(no_driver.driver_for_record("CTRL"), nullptr);
+
+  auto rep = capture::coverage_over_corpus(w.snapshot, no_driver, corpus, w.labels.get(), {});
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  EXPECT_EQ(rep->runs, 2u);
+  EXPECT_EQ(rep->diverged, 0u);
+  ASSERT_EQ(rep->functions.size(), 1u);
+  EXPECT_EQ(rep->functions[0].branch_at(w.site(kClsJl))->taken, 1u);        // speed 1
+  EXPECT_EQ(rep->functions[0].branch_at(w.site(kClsJl))->fell_through, 1u); // 300
+  // A driver named that the profile lacks is still refused.
+  capture::CoverageOptions named;
+  named.driver = "drive";
+  auto refused = capture::coverage_over_corpus(w.snapshot, no_driver, corpus, w.labels.get(), named);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, Errc::kNotFound);
+}
+
 TEST(CoverageOverRuns, CountsNestedCallsOverEveryDriverRun) {
   const World& w = world();
   ASSERT_TRUE(w.ok);

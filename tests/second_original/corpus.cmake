@@ -2,7 +2,8 @@
 #   lockstep snapshot --from crawl.exe
 #   lockstep capture SNAPSHOT --calls calls.toml --profile game.toml -o corpus
 # MODE=check: into WORK_DIR, then every file must equal the checked-in corpus/ byte for byte, and the
-#             EXE's SHA-256 the one recorded in corpus/crawl.exe.sha256.
+#             EXE's SHA-256 the one recorded in corpus/crawl.exe.sha256; then the checked-in corpus
+#             re-runs under `lockstep coverage` with the profile its manifest names.
 # MODE=write: the same, then corpus/ is replaced (after a deliberate change to game/ or calls.toml).
 # Inputs: LOCKSTEP (the lockstep executable), EXE (crawl.exe), SOURCE_DIR (this folder), WORK_DIR.
 foreach(v MODE LOCKSTEP EXE SOURCE_DIR WORK_DIR)
@@ -29,8 +30,11 @@ function(run_lockstep what dir)
   message(STATUS "${out}")
 endfunction()
 file(COPY_FILE "${EXE}" "${WORK_DIR}/crawl.exe")
+# The manifest records the profile relative to the corpus ("../game.toml"): a copy beside the
+# corpus, as game.toml lies beside corpus/ here.
+file(COPY_FILE "${SOURCE_DIR}/game.toml" "${WORK_DIR}/game.toml")
 run_lockstep(snapshot "${WORK_DIR}" snapshot --from crawl.exe -o crawl.lks)
-run_lockstep(capture "${WORK_DIR}" capture crawl.lks --calls "${SOURCE_DIR}/calls.toml" --profile "${SOURCE_DIR}/game.toml"
+run_lockstep(capture "${WORK_DIR}" capture crawl.lks --calls "${SOURCE_DIR}/calls.toml" --profile game.toml
              -o corpus)
 file(WRITE "${WORK_DIR}/corpus/crawl.exe.sha256" "${exe_sha}  crawl.exe\n")
 
@@ -65,3 +69,8 @@ foreach(f IN LISTS fresh)
 endforeach()
 list(LENGTH fresh n)
 message(STATUS "corpus.cmake: ${n} files identical to the checked-in corpus (crawl.exe ${exe_sha})")
+
+# The checked-in corpus re-run under coverage with no --profile: its manifest names ../game.toml (a
+# corpus captured from a call list, on a profile without a [[driver]]); every case must reproduce its
+# recording (exit 0).
+run_lockstep(coverage "${WORK_DIR}" coverage "${SOURCE_DIR}/corpus" --snapshot crawl.lks --quiet)

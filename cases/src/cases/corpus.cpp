@@ -21,6 +21,13 @@ namespace lockstep::cases {
 namespace {
 constexpr const char* kManifestName = "manifest.json";
 constexpr std::uint64_t kMaxManifestBytes = 16u << 20;
+
+bool is_sha256_hex(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char ch : s)
+    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  return true;
+}
 }  // namespace
 
 std::string case_file_name(GuestAddr function, const std::string& name) {
@@ -38,6 +45,10 @@ Status write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   j["format"] = "lockstep-corpus";
   j["version"] = kCorpusVersion;
   j["profile"] = m.profile;
+  if (!m.profile_path.empty()) {
+    j["profile_path"] = m.profile_path;
+    j["profile_sha256"] = m.profile_sha256;
+  }
   j["snapshot_sha256"] = m.snapshot_sha256;
   j["steplog_sha256"] = m.steplog_sha256;
   j["command"] = m.command;
@@ -71,8 +82,10 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& what)
   if (format == j.end() || !format->is_string() || format->get<std::string>() != "lockstep-corpus")
     return Error::make(Errc::kBadMagic, "{}: \"format\" is not \"lockstep-corpus\"", what);
   const auto version = j.find("version");
-  if (version == j.end() || !version->is_number_unsigned() || version->get<std::uint64_t>() != kCorpusVersion)
-    return Error::make(Errc::kBadVersion, "{}: corpus version is not {}", what, kCorpusVersion);
+  if (version == j.end() || !version->is_number_unsigned() || version->get<std::uint64_t>() < kOldestCorpusVersion ||
+      version->get<std::uint64_t>() > kCorpusVersion)
+    return Error::make(Errc::kBadVersion, "{}: corpus version is not {} to {} (a newer lockstep wrote it?)", what,
+                       kOldestCorpusVersion, kCorpusVersion);
 
   // Every field is checked for its type here, so nothing below can throw.
   auto text_field = [&](const nlohmann::json& o, const char* key, bool required, std::string_view where,
@@ -102,6 +115,16 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& what)
 
   Manifest m;
   LOCKSTEP_TRY_STATUS(text_field(j, "profile", false, "top level", m.profile));
+  LOCKSTEP_TRY_STATUS(text_field(j, "profile_path", false, "top level", m.profile_path));
+  LOCKSTEP_TRY_STATUS(text_field(j, "profile_sha256", false, "top level", m.profile_sha256));
+  if (m.profile_path.empty() != m.profile_sha256.empty())
+    return Error::make(Errc::kMalformed, "{}: \"profile_path\" and \"profile_sha256\" come together (both non-empty) "
+                       "or not at all", what);
+  if (!m.profile_sha256.empty() && !is_sha256_hex(m.profile_sha256))
+    return Error::make(Errc::kMalformed, "{}: \"profile_sha256\" must be 64 lowercase hex digits, not \"{}\"", what,
+                       m.profile_sha256.substr(0, 80));
+  if (m.profile_path.find('\0') != std::string::npos || m.profile_path.size() > 4096)
+    return Error::make(Errc::kMalformed, "{}: \"profile_path\" must be a file path (no NUL, at most 4096 bytes)", what);
   LOCKSTEP_TRY_STATUS(text_field(j, "snapshot_sha256", false, "top level", m.snapshot_sha256));
   LOCKSTEP_TRY_STATUS(text_field(j, "steplog_sha256", false, "top level", m.steplog_sha256));
   LOCKSTEP_TRY_STATUS(text_field(j, "command", false, "top level", m.command));

@@ -27,7 +27,8 @@
 namespace lockstep::capture {
 
 /// A machine to rerun cases on: the driver's (its stubs switched on, as they were during capture),
-/// recording on. `driver` empty: the profile's first driver on CTRL records.
+/// recording on. `driver` empty: the profile's first driver on CTRL records, or, when the profile has
+/// none (a corpus captured from a call list), the profile's stubs alone, as capture_calls ran them.
 Result<std::unique_ptr<harness::Machine>> rerun_machine(const harness::Snapshot& snapshot,
                                                         const harness::Profile& profile, const std::string& driver,
                                                         harness::MachineConfig cfg = {});

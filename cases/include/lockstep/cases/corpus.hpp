@@ -13,7 +13,9 @@
 
 namespace lockstep::cases {
 
-inline constexpr std::uint32_t kCorpusVersion = 1;
+/// Version 2 adds the profile's file (profile_path, profile_sha256); version 1 manifests still load.
+inline constexpr std::uint32_t kCorpusVersion = 2;
+inline constexpr std::uint32_t kOldestCorpusVersion = 1;
 inline constexpr std::uint32_t kMaxCorpusFunctions = 65536;
 
 struct CorpusEntry {
@@ -26,6 +28,10 @@ struct CorpusEntry {
 
 struct Manifest {
   std::string profile;          ///< the profile's name ("pod-2.8")
+  /// The profile file the capture read, relative to the corpus folder when both lie in one tree
+  /// (so a checked-in corpus names no path of one machine); empty when not recorded (version 1).
+  std::string profile_path;
+  std::string profile_sha256;   ///< of that file's contents when captured (64 hex digits); with profile_path
   std::string snapshot_sha256;
   std::string steplog_sha256;
   std::string command;          ///< the capture command that made it (for regeneration)
@@ -38,8 +44,9 @@ std::string case_file_name(GuestAddr function, const std::string& name);
 
 /// Reads and checks manifest.json (cases/docs/case-format.md): every field's type, 32-bit 0x-hex
 /// addresses ascending with no function twice, no file named twice, counts within the case file's
-/// limit, poked <= cases, total_cases equal to the sum, at least one case. kMalformed naming the
-/// field otherwise.
+/// limit, poked <= cases, total_cases equal to the sum, at least one case, profile_path and
+/// profile_sha256 both or neither (a hash of 64 lowercase hex digits). kMalformed naming the field
+/// otherwise.
 Result<Manifest> read_manifest(const std::filesystem::path& corpus_dir);
 /// The same checks on manifest text; `what` names it in messages.
 Result<Manifest> decode_manifest(std::string_view text, const std::string& what);
