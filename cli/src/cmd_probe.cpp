@@ -8,13 +8,13 @@
 // lockstep probe CORPUS --search --edge untaken [--fn F] ...: the same for every untaken edge.
 // Exit codes: 0 the port matches the original on the probed / found state, 1 it does not, 2 bad
 // input, 3 the original faulted on the poked state, 6 the search found nothing within its budget.
-#include <algorithm>
+// The searches and the keeping of found states are lockstep::capture's (search.hpp,
+// corpus_search.hpp); the command reads its inputs, calls them and prints.
 #include <chrono>
-#include <filesystem>
 
 #include <fmt/ostream.h>
 
-#include "lockstep/base/parallel.hpp"
+#include "lockstep/capture/corpus_search.hpp"
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/capture/search.hpp"
 #include "lockstep/cases/compare.hpp"
@@ -97,38 +97,17 @@ int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, 
 // Found states go into the corpus searched, or with --into into another corpus (made with the
 // searched corpus's manifest when it does not exist yet): keeps poked states apart from captured ones.
 Result<std::vector<std::uint32_t>> add_found(const ProbeArgs& a, cases::Corpus& corpus, std::vector<cases::Case> found) {
-  if (a.into.empty()) return cases::add_cases(a.corpus, corpus, std::move(found));
-  cases::Corpus target;
-  if (std::filesystem::exists(std::filesystem::path(a.into) / "manifest.json")) {
-    LOCKSTEP_TRY(target, cases::read_corpus(a.into));
-    if (target.manifest.snapshot_sha256 != corpus.manifest.snapshot_sha256)
-      return Error::make(Errc::kUsage, "--into {}: that corpus was captured on another snapshot ({}) than {} ({})", a.into,
-                         target.manifest.snapshot_sha256.substr(0, 16), a.corpus,
-                         corpus.manifest.snapshot_sha256.substr(0, 16));
-  } else {
-    target.manifest = corpus.manifest;
-    target.manifest.functions.clear();
-    rebase_profile_path(target.manifest, a.corpus, a.into);  // the same file, seen from the new folder
+  capture::FoundStatesDestination to{a.corpus, a.into, {}, {}};
+  if (!a.into.empty()) {
+    cases::Manifest seen_from_into = corpus.manifest;
+    rebase_profile_path(seen_from_into, a.corpus, a.into);  // the same file, seen from the new folder
+    to.profile_path = seen_from_into.profile_path;
     // The command that made it, without paths (a regenerated corpus must be byte-identical).
-    target.manifest.command = fmt::format("lockstep probe CORPUS --search{} --edge {} --budget {} --start-cases {}{} --into FOUND",
-                                          a.function.empty() ? "" : " --fn " + a.function, a.edge, a.budget,
-                                          a.start_cases, a.poke_constants ? " --poke-constants" : "");
+    to.command = fmt::format("lockstep probe CORPUS --search{} --edge {} --budget {} --start-cases {}{} --into FOUND",
+                             a.function.empty() ? "" : " --fn " + a.function, a.edge, a.budget, a.start_cases,
+                             a.poke_constants ? " --poke-constants" : "");
   }
-  // Each new file carries the original's code like the captured ones, for the reports' listing.
-  for (const auto& c : found) {
-    const bool have = std::any_of(target.files.begin(), target.files.end(), [&](const auto& f) { return f.function == c.function; });
-    if (have) continue;
-    for (const auto& f : corpus.files)
-      if (f.function == c.function) {
-        cases::CaseFile nf;
-        nf.function = f.function;
-        nf.name = f.name;
-        nf.code_base = f.code_base;
-        nf.code = f.code;
-        target.files.push_back(std::move(nf));
-      }
-  }
-  return cases::add_cases(a.into, target, std::move(found));
+  return capture::add_found_states(corpus, std::move(found), to);
 }
 
 // --search --edge untaken: every untaken edge of --fn (or of every function in the corpus), found
@@ -136,96 +115,64 @@ Result<std::vector<std::uint32_t>> add_found(const ProbeArgs& a, cases::Corpus& 
 int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness::Snapshot& snapshot,
                        const harness::Profile& profile, const harness::Labeler& labels, const std::string& driver,
                        unsigned jobs, Io& io) {
-  std::vector<std::uint32_t> fns;
+  capture::CorpusSearchOptions options;
   if (!a.function.empty()) {
     auto r = resolve_functions({a.function}, corpus);
     if (!r.ok()) return report(io, r.error());
-    fns = *r;
-  } else {
-    for (const auto& f : corpus.files) fns.push_back(f.function);
+    options.functions = *r;
   }
-  const cases::BindingSet& bindings = *a.bindings;
-  std::vector<cases::Case> found;
-  std::vector<std::string> differing;
-  struct Row {
-    std::string name;
-    std::size_t covered = 0, total = 0, searched = 0, reached = 0, runs = 0;
-  };
-  std::vector<Row> rows;
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<const cases::CaseFile*> files;
-  for (std::uint32_t fn : fns) {
-    const cases::CaseFile* file = nullptr;
-    for (const auto& f : corpus.files)
-      if (f.function == fn) file = &f;
-    if (!file) return report(io, Error::make(Errc::kNotFound, "the corpus has no cases of 0x{:08x}", fn));
-    files.push_back(file);
-  }
-  auto all = capture::search_untaken_edges_of(snapshot, profile, driver, files, &labels,
-                                              {a.budget, a.start_cases, 1, a.poke_constants}, jobs);
-  if (!all.ok()) return report(io, all.error());
-  for (std::size_t k = 0; k < files.size(); ++k) {
-    const cases::CaseFile* file = files[k];
-    const std::vector<capture::EdgeSearch>* searches = &(*all)[k].searches;
-    Row row{file->name};
-    row.total = (*all)[k].edges_total;
-    row.covered = row.total - searches->size();
-    for (const auto& es : *searches) {
-      row.runs += es.result.runs;
+  options.driver = driver;
+  options.search = {a.budget, a.start_cases, 1, a.poke_constants};
+  options.jobs = jobs;
+  auto result = capture::search_corpus_edges(corpus, snapshot, profile, &labels, *a.bindings, options);
+  if (!result.ok()) return report(io, result.error());
+  for (const capture::FunctionEdgeSearch& fn : result->functions) {
+    for (std::size_t i = 0; i < fn.search.searches.size(); ++i) {
+      const capture::EdgeSearch& es = fn.search.searches[i];
       std::string line = fmt::format("  0x{:08x} {:<22} {:<11} ", es.goal.branch, es.branch, harness::edge_name(es.goal.edge));
       if (es.covered_by_earlier) {
         line += "taken by a state found above";
-        ++row.reached;
       } else if (es.result.found) {
-        ++row.searched;
-        ++row.reached;
-        const cases::Case& c = *es.result.found_case;
-        std::string verdict = "no binding";
-        if (const cases::Binding* b = cases::find_binding(bindings, c.function)) {
-          const auto cmp = cases::compare(c, b->run(c));
-          verdict = cmp.matched() ? "port matches"
-                                  : fmt::format("port DIFFERS ({} bytes, {} registers, {} bytes read the original never "
-                                                "read)",
-                                                cmp.bytes.size(), cmp.registers.size(), cmp.outside_reads.size());
-          if (!cmp.matched()) differing.push_back(file->name);
-        }
+        const capture::PortVerdict& v = *fn.verdicts[i];
+        const std::string verdict =
+            !v.bound    ? "no binding"
+            : v.matched ? "port matches"
+                        : fmt::format("port DIFFERS ({} bytes, {} registers, {} bytes read the original never read)",
+                                      v.differing_bytes, v.differing_registers, v.outside_reads);
         line += fmt::format("found in {} runs from case {}: {}; {}", es.result.runs, es.result.start_case,
                             es.result.how, verdict);
-        found.push_back(c);
       } else {
-        ++row.searched;
         line += es.result.reaching_cases == 0
                     ? fmt::format("not found: no case reaches the branch ({} runs)", es.result.runs)
                     : fmt::format("not found in {} runs", es.result.runs);
       }
       io.out << line << "\n";
     }
-    rows.push_back(row);
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fmt::print(io.out, "\n{:<28} {:>14} {:>14} {:>8}\n", "function", "edges before", "edges after", "runs");
   std::size_t before = 0, after = 0, total = 0, reached = 0, untaken = 0, runs = 0;
-  for (const Row& r : rows) {
-    fmt::print(io.out, "{:<28} {:>8} / {:<4} {:>8} / {:<4} {:>8}\n", r.name, r.covered, r.total, r.covered + r.reached,
-               r.total, r.runs);
+  for (const capture::FunctionEdgeSearch& r : result->functions) {
+    const std::size_t edges = r.search.edges_total;
+    fmt::print(io.out, "{:<28} {:>8} / {:<4} {:>8} / {:<4} {:>8}\n", r.search.name, r.covered, edges,
+               r.covered + r.reached, edges, r.runs);
     before += r.covered;
     after += r.covered + r.reached;
-    total += r.total;
+    total += edges;
     reached += r.reached;
-    untaken += r.total - r.covered;
+    untaken += edges - r.covered;
     runs += r.runs;
   }
   fmt::print(io.out, "{:<28} {:>8} / {:<4} {:>8} / {:<4} {:>8}\n", "total", before, total, after, total, runs);
   fmt::print(io.out, "{} of {} untaken edges reached ({} states found), {:.1f} s, budget {} runs per edge\n", reached,
-             untaken, found.size(), secs, a.budget);
-  if (!a.dry_run && !found.empty()) {
-    auto ids = add_found(a, corpus, found);
+             untaken, result->found.size(), result->seconds, a.budget);
+  if (!a.dry_run && !result->found.empty()) {
+    auto ids = add_found(a, corpus, result->found);
     if (!ids.ok()) return report(io, ids.error());
     fmt::print(io.out, "{} poked cases written to {}\n", ids->size(), a.into.empty() ? a.corpus : a.into);
   }
-  if (!differing.empty()) {
+  if (!result->differing.empty()) {
     fmt::print(io.out, "the port differs from the original on {} found states (lockstep replay {} --fn {} shows them)\n",
-               differing.size(), a.into.empty() ? a.corpus : a.into, differing.front());
+               result->differing.size(), a.into.empty() ? a.corpus : a.into, result->differing.front());
     return kExitMismatch;
   }
   return kExitOk;

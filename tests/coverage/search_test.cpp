@@ -1,5 +1,6 @@
-// Re-running cases (rerun_case, poke_inputs), the edge search (search_edge, parse_edge_goal) and
-// appending poked cases to a corpus (add_cases), the parts of `lockstep probe` below the command. Cases are recorded
+// Re-running cases (rerun_case, poke_inputs), the edge search (search_edge, parse_edge_goal),
+// appending poked cases to a corpus (add_cases) and a corpus's search (search_corpus_edges,
+// add_found_states), the parts of `lockstep probe` below the command. Cases are recorded
 // from Machine::call (to_case) on coverage_fixture.hpp's hand-written functions.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "coverage_fixture.hpp"
+#include "lockstep/capture/corpus_search.hpp"
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/capture/rerun.hpp"
 #include "lockstep/capture/search.hpp"
@@ -536,6 +538,147 @@ TEST(AddCases, ARegisterPokedCaseCountsAsPokedAndReadsBack) {
   expect_same_files(back->files, corpus->files);
   EXPECT_EQ(back->files[0].cases[1].poked_registers, cases::kPokedEax | cases::kPokedEcx);
   EXPECT_EQ(back->files[0].cases[1].in.eax, 5000u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. search_corpus_edges, add_found_states (lockstep probe --search --edge untaken, --into)
+
+/// A binding that answers what the original did (`right`), or a wrong eax.
+cases::Binding answering(GuestAddr fn, bool right) {
+  return {fn, "port", [right](const cases::Case& c) {
+            cases::PortEffects fx;
+            fx.writes = c.writes;
+            fx.eax = right ? c.out.eax : c.out.eax ^ 0xffu;
+            fx.edx = c.out.edx;
+            return fx;
+          }};
+}
+
+cases::Corpus rare_int_corpus(const World& w, harness::Machine& rec) {
+  cases::Corpus corpus;
+  corpus.manifest.snapshot_sha256 = "ab";
+  corpus.files.push_back(case_file(kRareInt, "rare_int",
+                                   {record_case(rec, kRareInt, kThing, {{kCount, le32(5)}}),
+                                    record_case(rec, kRareInt, kThing, {{kCount, le32(700)}})}));
+  corpus.files.back().code_base = kRareInt;
+  corpus.files.back().code.assign(w.code.begin(), w.code.begin() + 0x10);
+  return corpus;
+}
+
+TEST(SearchCorpusEdges, FindsTheUntakenEdgeAndReplaysThePortOnIt) {
+  const World& w = world();
+  ASSERT_TRUE(w.ok);
+  auto rec = capture_machine(w);
+  ASSERT_TRUE(rec);
+  const cases::Corpus corpus = rare_int_corpus(w, *rec);
+  capture::CorpusSearchOptions opt;
+  opt.search.budget = 200;
+  for (const bool right : {true, false}) {
+    auto r = capture::search_corpus_edges(corpus, w.snapshot, w.profile, w.labels.get(), {answering(kRareInt, right)}, opt);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->functions.size(), 1u);
+    const capture::FunctionEdgeSearch& f = r->functions[0];
+    EXPECT_EQ(f.search.name, "rare_int");
+    ASSERT_EQ(f.verdicts.size(), f.search.searches.size());
+    EXPECT_EQ(f.covered + f.search.searches.size(), f.search.edges_total);
+    // `jg rare` taken is among the untaken edges, and the search reaches it.
+    const auto it = std::find_if(f.search.searches.begin(), f.search.searches.end(), [&](const capture::EdgeSearch& e) {
+      return e.goal.branch == w.site(kRiJg) && e.goal.edge == harness::Edge::kTaken;
+    });
+    ASSERT_NE(it, f.search.searches.end());
+    ASSERT_TRUE(it->result.found);
+    const auto& verdict = f.verdicts[static_cast<std::size_t>(it - f.search.searches.begin())];
+    ASSERT_TRUE(verdict.has_value());
+    EXPECT_TRUE(verdict->bound);
+    EXPECT_EQ(verdict->matched, right);
+    EXPECT_EQ(verdict->differing_registers, right ? 0u : 1u);
+    EXPECT_GE(f.reached, 1u);
+    EXPECT_EQ(r->found.size(), static_cast<std::size_t>(std::count_if(
+                                   f.verdicts.begin(), f.verdicts.end(), [](const auto& v) { return v.has_value(); })));
+    EXPECT_EQ(r->differing, right ? std::vector<std::string>{} : std::vector<std::string>(r->found.size(), "rare_int"));
+  }
+  // No binding: the states are found, nothing is compared.
+  auto unbound = capture::search_corpus_edges(corpus, w.snapshot, w.profile, w.labels.get(), {}, opt);
+  ASSERT_TRUE(unbound.ok()) << unbound.error().message;
+  ASSERT_FALSE(unbound->found.empty());
+  EXPECT_TRUE(unbound->differing.empty());
+  for (const auto& v : unbound->functions[0].verdicts) {
+    if (v) { EXPECT_FALSE(v->bound); }
+  }
+  // A function the corpus has no cases of.
+  opt.functions = {kRareInt, 0x1234};
+  auto missing = capture::search_corpus_edges(corpus, w.snapshot, w.profile, w.labels.get(), {}, opt);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, Errc::kNotFound);
+  EXPECT_EQ(missing.error().message, "the corpus has no cases of 0x00001234");
+}
+
+TEST(AddFoundStates, AFreshCorpusTakesTheSearchedManifestAndTheOriginalsCode) {
+  const World& w = world();
+  ASSERT_TRUE(w.ok);
+  auto rec = capture_machine(w);
+  ASSERT_TRUE(rec);
+  TempDir searched_dir, into_dir;
+  cases::Corpus corpus = rare_int_corpus(w, *rec);
+  corpus.manifest.driver = "drive";
+  corpus.manifest.profile_path = "../profile.toml";
+  corpus.manifest.profile_sha256 = std::string(64, '0');
+  ASSERT_TRUE(cases::write_corpus(searched_dir.path, corpus.manifest, corpus.files).ok());
+  auto searched = cases::read_corpus(searched_dir.path);
+  ASSERT_TRUE(searched.ok()) << searched.error().message;
+  cases::Case found = record_case(*rec, kRareInt, kThing, {{kCount, le32(2000)}});
+  found.pokes.push_back({kCount, le32(2000)});
+
+  const capture::FoundStatesDestination to{searched_dir.path.string(), into_dir.path.string(), "lockstep probe ...",
+                                           "elsewhere/profile.toml"};
+  auto ids = capture::add_found_states(*searched, {found, found}, to);
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  EXPECT_EQ(*ids, (std::vector<std::uint32_t>{0, 1}));
+  auto made = cases::read_corpus(into_dir.path);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  EXPECT_EQ(made->manifest.snapshot_sha256, "ab");
+  EXPECT_EQ(made->manifest.driver, "drive");
+  EXPECT_EQ(made->manifest.command, "lockstep probe ...");
+  EXPECT_EQ(made->manifest.profile_path, "elsewhere/profile.toml");
+  ASSERT_EQ(made->files.size(), 1u);
+  EXPECT_EQ(made->files[0].code, searched->files[0].code);
+  EXPECT_EQ(made->files[0].cases.size(), 2u);
+  // The searched corpus is left as it was.
+  auto again = cases::read_corpus(searched_dir.path);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->files[0].cases.size(), 2u);
+
+  // Into it again: appended, with the next ids and the manifest it has.
+  auto more = capture::add_found_states(*searched, {found}, {searched_dir.path.string(), into_dir.path.string(), "other", "other"});
+  ASSERT_TRUE(more.ok()) << more.error().message;
+  EXPECT_EQ(*more, std::vector<std::uint32_t>{2});
+  EXPECT_EQ(cases::read_manifest(into_dir.path)->command, "lockstep probe ...");
+
+  // No destination of its own: into the searched corpus.
+  auto home = capture::add_found_states(*searched, {found}, {searched_dir.path.string(), "", "", ""});
+  ASSERT_TRUE(home.ok()) << home.error().message;
+  EXPECT_EQ(*home, std::vector<std::uint32_t>{2});
+  EXPECT_EQ(cases::read_corpus(searched_dir.path)->files[0].cases.size(), 3u);
+}
+
+TEST(AddFoundStates, ACorpusOfAnotherSnapshotIsRefused) {
+  const World& w = world();
+  ASSERT_TRUE(w.ok);
+  auto rec = capture_machine(w);
+  ASSERT_TRUE(rec);
+  TempDir other_dir;
+  cases::Corpus corpus = rare_int_corpus(w, *rec);
+  cases::Manifest other = corpus.manifest;
+  other.snapshot_sha256 = "cd";
+  ASSERT_TRUE(cases::write_corpus(other_dir.path, other, corpus.files).ok());
+  cases::Case found = record_case(*rec, kRareInt, kThing, {{kCount, le32(2000)}});
+  found.pokes.push_back({kCount, le32(2000)});
+  auto r = capture::add_found_states(corpus, {found}, {"SEARCHED", other_dir.path.string(), "", ""});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kUsage);
+  EXPECT_NE(r.error().message.find("captured on another snapshot (cd) than SEARCHED (ab)"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(cases::read_corpus(other_dir.path)->files[0].cases.size(), 2u);  // untouched
 }
 
 }  // namespace

@@ -202,45 +202,62 @@ const DriverSpec* Profile::driver_for_record(std::string_view r) const noexcept 
   return nullptr;
 }
 
-Result<Profile> parse_profile(std::string_view text, std::string_view source_name) {
-  const std::string source(source_name);
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& e) {
-    return Error::make(Errc::kMalformed, "{}:{}:{}: {}", source, e.source().begin.line, e.source().begin.column,
-                       e.description());
-  }
-  Profile p;
-  p.source = source;
-  // Name and address indexes for the duplicate checks and lookups while reading: one hash lookup per
-  // entry, so a profile of 100k functions loads in linear time (a scan per entry was quadratic).
-  std::unordered_map<std::string, int> function_names, stub_names, label_names, driver_names, instance_names;
-  std::unordered_map<GuestAddr, std::pair<std::string, int>> function_addresses, stub_addresses;
-  std::unordered_map<std::string, std::size_t> struct_index;
-  std::unordered_map<std::string, GuestAddr> function_address_by_name;
-  auto blank = [](const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; };
+namespace {
 
-  for (const auto& [k, v] : root) {
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+/// Reads a parsed profile into a Profile, one table kind at a time, in the order the kinds refer to
+/// each other (drivers name functions, stubs and instances; instances and fields name structs).
+/// Keeps the name and address indexes the duplicate checks and lookups use while reading: one hash
+/// lookup per entry, so a profile of 100k functions loads in linear time (a scan per entry was
+/// quadratic).
+class ProfileReader {
+ public:
+  ProfileReader(const toml::table& root, std::string source) : root_(root), source_(std::move(source)) {
+    p_.source = source_;
+  }
+
+  Result<Profile> read() {
+    LOCKSTEP_TRY_STATUS(check_top_level_keys());
+    LOCKSTEP_TRY_STATUS(read_header());
+    LOCKSTEP_TRY_STATUS(each_table(root_, "function", source_, [&](TableReader& r) { return read_function(r); }));
+    LOCKSTEP_TRY_STATUS(each_table(root_, "stub", source_, [&](TableReader& r) { return read_stub(r); }));
+    LOCKSTEP_TRY_STATUS(each_table(root_, "struct", source_, [&](TableReader& r) { return read_struct(r); }));
+    LOCKSTEP_TRY_STATUS(check_struct_fields());
+    LOCKSTEP_TRY_STATUS(check_no_nesting_cycle());
+    LOCKSTEP_TRY_STATUS(each_table(root_, "instance", source_, [&](TableReader& r) { return read_instance(r); }));
+    LOCKSTEP_TRY_STATUS(each_table(root_, "label", source_, [&](TableReader& r) { return read_label(r); }));
+    LOCKSTEP_TRY_STATUS(each_table(root_, "driver", source_, [&](TableReader& r) { return read_driver(r); }));
+    return std::move(p_);
+  }
+
+ private:
+  Status check_top_level_keys() const {
     static const std::set<std::string_view> kTop = {"profile", "function", "stub", "struct", "instance", "label", "driver"};
-    if (!kTop.count(k.str()))
-      return Error::make(Errc::kMalformed, "{}:{}: unknown top-level key '{}'", source, v.source().begin.line, k.str());
+    for (const auto& [k, v] : root_)
+      if (!kTop.count(k.str()))
+        return Error::make(Errc::kMalformed, "{}:{}: unknown top-level key '{}'", source_, v.source().begin.line, k.str());
+    return {};
   }
 
-  if (const toml::node* n = root.get("profile")) {
+  /// `[profile]`: the name, the description and the FPU defaults.
+  Status read_header() {
+    const toml::node* n = root_.get("profile");
+    if (!n) return {};
     const toml::table* t = n->as_table();
-    if (!t) return Error::make(Errc::kMalformed, "{}:{}: [profile] must be a table", source, n->source().begin.line);
-    TableReader r(*t, source, "[profile]");
-    LOCKSTEP_TRY(p.name, r.str("name", false));
-    LOCKSTEP_TRY(p.description, r.str("description", false));
-    LOCKSTEP_TRY(std::uint32_t cw, r.u32("fpu_control_word", false, p.fpu_control_word));
+    if (!t) return Error::make(Errc::kMalformed, "{}:{}: [profile] must be a table", source_, n->source().begin.line);
+    TableReader r(*t, source_, "[profile]");
+    LOCKSTEP_TRY(p_.name, r.str("name", false));
+    LOCKSTEP_TRY(p_.description, r.str("description", false));
+    LOCKSTEP_TRY(std::uint32_t cw, r.u32("fpu_control_word", false, p_.fpu_control_word));
     if (cw > 0xffff) return r.error("fpu_control_word", "fpu_control_word must fit in 16 bits");
-    p.fpu_control_word = static_cast<std::uint16_t>(cw);
-    LOCKSTEP_TRY(p.mxcsr, r.u32("mxcsr", false, p.mxcsr));
-    LOCKSTEP_TRY_STATUS(r.finish());
+    p_.fpu_control_word = static_cast<std::uint16_t>(cw);
+    LOCKSTEP_TRY(p_.mxcsr, r.u32("mxcsr", false, p_.mxcsr));
+    return r.finish();
   }
 
-  auto on_function = [&](TableReader& r) -> Status {
+  /// `[[function]]`: address, names, convention, arguments and return.
+  Status read_function(TableReader& r) {
     FunctionSpec f;
     f.line = r.line();
     LOCKSTEP_TRY(f.address, r.u32("address", true));
@@ -262,18 +279,8 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     }
     LOCKSTEP_TRY(auto args, r.strings("args"));
     for (const std::string& a : args) {
-      const auto colon = a.find(':');
-      ArgSpec s;
-      s.name = a.substr(0, colon);
-      if (colon == std::string::npos || colon == 0)
-        return r.error("args", fmt::format("argument '{}' must be \"name:kind\" (kind u32, i32, ptr or f64)", a));
-      const std::string kind = a.substr(colon + 1);
-      if (kind == "u32") s.type = ArgType::kU32;
-      else if (kind == "i32") s.type = ArgType::kI32;
-      else if (kind == "ptr") s.type = ArgType::kPtr;
-      else if (kind == "f64") s.type = ArgType::kF64;
-      else return r.error("args", fmt::format("argument '{}': kind '{}' is not u32, i32, ptr or f64", a, kind));
-      f.args.push_back(s);
+      LOCKSTEP_TRY(ArgSpec s, read_arg(r, a));
+      f.args.push_back(std::move(s));
     }
     LOCKSTEP_TRY(std::string ret, r.str("returns", false, "none"));
     auto rk = parse_return_kind(ret);
@@ -281,19 +288,35 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     f.returns = *rk;
     LOCKSTEP_TRY(f.compare_flags, r.boolean("compare_flags", false));
     LOCKSTEP_TRY(f.doc, r.str("doc", false));
-    if (auto [it, fresh] = function_names.try_emplace(f.name, f.line); !fresh)
+    if (auto [it, fresh] = function_names_.try_emplace(f.name, f.line); !fresh)
       return r.error("name", fmt::format("function name '{}' is already used at line {}", f.name, it->second));
-    if (auto [it, fresh] = function_addresses.try_emplace(f.address, f.name, f.line); !fresh)
+    if (auto [it, fresh] = function_addresses_.try_emplace(f.address, f.name, f.line); !fresh)
       return r.error("address", fmt::format("0x{:08x} is already function '{}' (line {})", f.address, it->second.first,
                                             it->second.second));
-    function_address_by_name.emplace(f.name, f.address);
-    if (!f.original.empty()) function_address_by_name.emplace(f.original, f.address);
-    p.functions.push_back(std::move(f));
+    function_address_by_name_.emplace(f.name, f.address);
+    if (!f.original.empty()) function_address_by_name_.emplace(f.original, f.address);
+    p_.functions.push_back(std::move(f));
     return {};
-  };
-  LOCKSTEP_TRY_STATUS(each_table(root, "function", source, on_function));
+  }
 
-  auto on_stub = [&](TableReader& r) -> Status {
+  /// One "name:kind" of a function's `args`.
+  static Result<ArgSpec> read_arg(const TableReader& r, const std::string& a) {
+    const auto colon = a.find(':');
+    ArgSpec s;
+    s.name = a.substr(0, colon);
+    if (colon == std::string::npos || colon == 0)
+      return r.error("args", fmt::format("argument '{}' must be \"name:kind\" (kind u32, i32, ptr or f64)", a));
+    const std::string kind = a.substr(colon + 1);
+    if (kind == "u32") s.type = ArgType::kU32;
+    else if (kind == "i32") s.type = ArgType::kI32;
+    else if (kind == "ptr") s.type = ArgType::kPtr;
+    else if (kind == "f64") s.type = ArgType::kF64;
+    else return r.error("args", fmt::format("argument '{}': kind '{}' is not u32, i32, ptr or f64", a, kind));
+    return s;
+  }
+
+  /// `[[stub]]`: where (address or pointer), what it does instead, and why that is sound.
+  Status read_stub(TableReader& r) {
     StubSpec s;
     s.line = r.line();
     LOCKSTEP_TRY(s.name, r.str("name", true));
@@ -326,18 +349,19 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
       return r.error("action", fmt::format("unknown action '{}' (ret, ret_n, value, handler)", action));
     }
     if (action != "handler" && !handler.empty()) return r.error("handler", "'handler' needs action = \"handler\"");
-    if (auto [it, fresh] = stub_names.try_emplace(s.name, s.line); !fresh)
+    if (auto [it, fresh] = stub_names_.try_emplace(s.name, s.line); !fresh)
       return r.error("name", fmt::format("stub name '{}' is already used at line {}", s.name, it->second));
     if (has_addr)
-      if (auto [it, fresh] = stub_addresses.try_emplace(*s.address, s.name, s.line); !fresh)
+      if (auto [it, fresh] = stub_addresses_.try_emplace(*s.address, s.name, s.line); !fresh)
         return r.error("address", fmt::format("0x{:08x} is already stub '{}' (line {})", *s.address, it->second.first,
                                               it->second.second));
-    p.stubs.push_back(std::move(s));
+    p_.stubs.push_back(std::move(s));
     return {};
-  };
-  LOCKSTEP_TRY_STATUS(each_table(root, "stub", source, on_stub));
+  }
 
-  auto on_struct = [&](TableReader& r) -> Status {
+  /// `[[struct]]`: its name, size and fields as written (check_struct_fields() checks them once
+  /// every struct is known).
+  Status read_struct(TableReader& r) {
     StructSpec s;
     s.line = r.line();
     LOCKSTEP_TRY(s.name, r.str("name", true));
@@ -352,82 +376,88 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
         ++i;
         if (!e.is_table()) return r.error("fields", "'fields' must hold only tables");
         FieldSpec f;
-        LOCKSTEP_TRY_STATUS(parse_field(*e.as_table(), source, fmt::format("{} field #{}", r.where(), i), f));
+        LOCKSTEP_TRY_STATUS(parse_field(*e.as_table(), source_, fmt::format("{} field #{}", r.where(), i), f));
         s.fields.push_back(std::move(f));
       }
     }
-    if (auto [it, fresh] = struct_index.try_emplace(s.name, p.structs.size()); !fresh)
-      return r.error("name", fmt::format("struct '{}' is already defined at line {}", s.name, p.structs[it->second].line));
-    p.structs.push_back(std::move(s));
+    if (auto [it, fresh] = struct_index_.try_emplace(s.name, p_.structs.size()); !fresh)
+      return r.error("name", fmt::format("struct '{}' is already defined at line {}", s.name, p_.structs[it->second].line));
+    p_.structs.push_back(std::move(s));
     return {};
-  };
-  LOCKSTEP_TRY_STATUS(each_table(root, "struct", source, on_struct));
-  // Nested struct sizes and bounds, now that every struct is known.
-  std::vector<std::vector<std::size_t>> contains(p.structs.size());
-  for (std::size_t si = 0; si < p.structs.size(); ++si) {
-    StructSpec& s = p.structs[si];
-    std::unordered_map<std::string, std::uint32_t> field_names;
-    for (FieldSpec& f : s.fields) {
-      if (auto [it, fresh] = field_names.try_emplace(f.name, f.offset); !fresh)
-        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field name '{}' is used twice (offsets 0x{:x}, 0x{:x})",
-                           source, s.line, s.name, f.name, it->second, f.offset);
-      if (!f.struct_name.empty()) {
-        auto in = struct_index.find(f.struct_name);
-        if (in == struct_index.end())
-          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' names unknown struct '{}'", source,
-                             s.line, s.name, f.name, f.struct_name);
-        const StructSpec* inner = &p.structs[in->second];
-        if (inner == &s)
-          return Error::make(Errc::kMalformed, "{}:{}: struct '{}' contains itself", source, s.line, s.name);
-        contains[si].push_back(in->second);
-        if (std::uint64_t{inner->size} * f.count > 0xffffffffu)
-          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' ({} x {}) is larger than 4 GiB", source,
-                             s.line, s.name, f.name, f.count, f.struct_name);
-        f.size = inner->size * f.count;
-      } else if (f.size % f.count) {
-        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' size {} is not a multiple of count {}",
-                           source, s.line, s.name, f.name, f.size, f.count);
-      }
-      if (std::uint64_t{f.offset} + f.size > s.size)
-        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' (0x{:x}+0x{:x}) runs past its size 0x{:x}",
-                           source, s.line, s.name, f.name, f.offset, f.size, s.size);
-    }
-    std::sort(s.fields.begin(), s.fields.end(), [](const FieldSpec& a, const FieldSpec& b) { return a.offset < b.offset; });
-    // Fields do not overlap: a byte has one name.
-    for (std::size_t i = 1; i < s.fields.size(); ++i) {
-      const FieldSpec& a = s.fields[i - 1];
-      const FieldSpec& b = s.fields[i];
-      if (std::uint64_t{a.offset} + a.size > b.offset)
-        return Error::make(Errc::kMalformed, "{}:{}: struct '{}': fields '{}' (0x{:x}+0x{:x}) and '{}' (0x{:x}) overlap",
-                           source, s.line, s.name, a.name, a.offset, a.size, b.name, b.offset);
-    }
   }
-  // Nested records form no cycle (A holds B holds A): a depth-first walk over "holds".
-  {
+
+  /// Every struct's fields, now that every struct is known: unique names, nested records' sizes,
+  /// within the struct, sorted by offset and not overlapping (a byte has one name). Notes which
+  /// struct holds which, for check_no_nesting_cycle().
+  Status check_struct_fields() {
+    holds_.assign(p_.structs.size(), {});
+    for (std::size_t si = 0; si < p_.structs.size(); ++si) {
+      StructSpec& s = p_.structs[si];
+      std::unordered_map<std::string, std::uint32_t> field_names;
+      for (FieldSpec& f : s.fields) {
+        if (auto [it, fresh] = field_names.try_emplace(f.name, f.offset); !fresh)
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field name '{}' is used twice (offsets 0x{:x}, 0x{:x})",
+                             source_, s.line, s.name, f.name, it->second, f.offset);
+        if (!f.struct_name.empty()) {
+          auto in = struct_index_.find(f.struct_name);
+          if (in == struct_index_.end())
+            return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' names unknown struct '{}'", source_,
+                               s.line, s.name, f.name, f.struct_name);
+          const StructSpec* inner = &p_.structs[in->second];
+          if (inner == &s)
+            return Error::make(Errc::kMalformed, "{}:{}: struct '{}' contains itself", source_, s.line, s.name);
+          holds_[si].push_back(in->second);
+          if (std::uint64_t{inner->size} * f.count > 0xffffffffu)
+            return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' ({} x {}) is larger than 4 GiB", source_,
+                               s.line, s.name, f.name, f.count, f.struct_name);
+          f.size = inner->size * f.count;
+        } else if (f.size % f.count) {
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' size {} is not a multiple of count {}",
+                             source_, s.line, s.name, f.name, f.size, f.count);
+        }
+        if (std::uint64_t{f.offset} + f.size > s.size)
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': field '{}' (0x{:x}+0x{:x}) runs past its size 0x{:x}",
+                             source_, s.line, s.name, f.name, f.offset, f.size, s.size);
+      }
+      std::sort(s.fields.begin(), s.fields.end(),
+                [](const FieldSpec& a, const FieldSpec& b) { return a.offset < b.offset; });
+      for (std::size_t i = 1; i < s.fields.size(); ++i) {
+        const FieldSpec& a = s.fields[i - 1];
+        const FieldSpec& b = s.fields[i];
+        if (std::uint64_t{a.offset} + a.size > b.offset)
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': fields '{}' (0x{:x}+0x{:x}) and '{}' (0x{:x}) overlap",
+                             source_, s.line, s.name, a.name, a.offset, a.size, b.name, b.offset);
+      }
+    }
+    return {};
+  }
+
+  /// Nested records form no cycle (A holds B holds A): a depth-first walk over "holds".
+  Status check_no_nesting_cycle() const {
     enum Mark : std::uint8_t { kNew, kOnPath, kDone };
-    std::vector<Mark> mark(p.structs.size(), kNew);
+    std::vector<Mark> mark(p_.structs.size(), kNew);
     std::vector<std::pair<std::size_t, std::size_t>> stack;  // (struct, next edge)
-    for (std::size_t root_struct = 0; root_struct < p.structs.size(); ++root_struct) {
+    for (std::size_t root_struct = 0; root_struct < p_.structs.size(); ++root_struct) {
       if (mark[root_struct] != kNew) continue;
       stack.push_back({root_struct, 0});
       mark[root_struct] = kOnPath;
       while (!stack.empty()) {
         auto& [at, edge] = stack.back();
-        if (edge == contains[at].size()) {
+        if (edge == holds_[at].size()) {
           mark[at] = kDone;
           stack.pop_back();
           continue;
         }
-        const std::size_t next = contains[at][edge++];
+        const std::size_t next = holds_[at][edge++];
         if (mark[next] == kOnPath) {
           std::string path;
           bool on = false;
           for (const auto& [sidx, e] : stack) {
             if (sidx == next) on = true;
-            if (on) path += p.structs[sidx].name + " -> ";
+            if (on) path += p_.structs[sidx].name + " -> ";
           }
-          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': nested records form a cycle: {}{}", source,
-                             p.structs[next].line, p.structs[next].name, path, p.structs[next].name);
+          return Error::make(Errc::kMalformed, "{}:{}: struct '{}': nested records form a cycle: {}{}", source_,
+                             p_.structs[next].line, p_.structs[next].name, path, p_.structs[next].name);
         }
         if (mark[next] == kNew) {
           mark[next] = kOnPath;
@@ -435,28 +465,30 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
         }
       }
     }
+    return {};
   }
 
-  auto on_instance = [&](TableReader& r) -> Status {
+  /// `[[instance]]`: records of a known struct at a base address.
+  Status read_instance(TableReader& r) {
     InstanceSpec s;
     s.line = r.line();
     LOCKSTEP_TRY(s.name, r.str("name", true));
     LOCKSTEP_TRY(s.struct_name, r.str("struct", true));
     LOCKSTEP_TRY(s.base, r.u32("base", true));
     LOCKSTEP_TRY(s.count, r.u32("count", false, 1));
-    auto si = struct_index.find(s.struct_name);
-    if (si == struct_index.end()) return r.error("struct", fmt::format("unknown struct '{}'", s.struct_name));
-    const StructSpec* st = &p.structs[si->second];
+    auto si = struct_index_.find(s.struct_name);
+    if (si == struct_index_.end()) return r.error("struct", fmt::format("unknown struct '{}'", s.struct_name));
+    const StructSpec* st = &p_.structs[si->second];
     if (s.count == 0 || std::uint64_t{s.base} + std::uint64_t{st->size} * s.count > (std::uint64_t{1} << 32))
       return r.error("count", "the instances must lie below 4 GiB and count must be at least 1");
-    if (auto [it, fresh] = instance_names.try_emplace(s.name, s.line); !fresh)
+    if (auto [it, fresh] = instance_names_.try_emplace(s.name, s.line); !fresh)
       return r.error("name", fmt::format("instance '{}' is already defined at line {}", s.name, it->second));
-    p.instances.push_back(std::move(s));
+    p_.instances.push_back(std::move(s));
     return {};
-  };
-  LOCKSTEP_TRY_STATUS(each_table(root, "instance", source, on_instance));
+  }
 
-  auto on_label = [&](TableReader& r) -> Status {
+  /// `[[label]]`: a name for bytes at an address.
+  Status read_label(TableReader& r) {
     LabelSpec s;
     s.line = r.line();
     LOCKSTEP_TRY(s.name, r.str("name", true));
@@ -465,14 +497,15 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     if (s.size == 0) return r.error("size", "size must be at least 1");
     if (std::uint64_t{s.address} + s.size > (std::uint64_t{1} << 32))
       return r.error("size", fmt::format("label '{}' (0x{:08x}, {} bytes) runs past 4 GiB", s.name, s.address, s.size));
-    if (auto [it, fresh] = label_names.try_emplace(s.name, s.line); !fresh)
+    if (auto [it, fresh] = label_names_.try_emplace(s.name, s.line); !fresh)
       return r.error("name", fmt::format("label '{}' is already defined at line {}", s.name, it->second));
-    p.labels.push_back(std::move(s));
+    p_.labels.push_back(std::move(s));
     return {};
-  };
-  LOCKSTEP_TRY_STATUS(each_table(root, "label", source, on_label));
+  }
 
-  auto on_driver = [&](TableReader& r) -> Status {
+  /// `[[driver]]`: the function a state-log record runs, its arguments (instances or numbers) and the
+  /// stubs active only while it runs.
+  Status read_driver(TableReader& r) {
     DriverSpec d;
     d.line = r.line();
     LOCKSTEP_TRY(d.name, r.str("name", true));
@@ -481,8 +514,8 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     if (fn->is_integer()) {
       LOCKSTEP_TRY(d.function, r.u32("function", true));
     } else if (fn->is_string()) {
-      auto f = function_address_by_name.find(std::string(*fn->value<std::string_view>()));
-      if (f == function_address_by_name.end())
+      auto f = function_address_by_name_.find(std::string(*fn->value<std::string_view>()));
+      if (f == function_address_by_name_.end())
         return r.error("function", fmt::format("no [[function]] named '{}'", *fn->value<std::string_view>()));
       d.function = f->second;
     } else {
@@ -501,7 +534,7 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
           da.value = static_cast<std::uint32_t>(v);
         } else if (e.is_string()) {
           da.instance = std::string(*e.value<std::string_view>());
-          if (!instance_names.count(da.instance))
+          if (!instance_names_.count(da.instance))
             return r.error("args", fmt::format("argument '{}' is no [[instance]]", da.instance));
         } else {
           return r.error("args", "arguments are instance names or numbers");
@@ -511,18 +544,38 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
     }
     LOCKSTEP_TRY(d.stubs, r.strings("stubs"));
     for (const std::string& s : d.stubs) {
-      auto it = std::find_if(p.stubs.begin(), p.stubs.end(), [&](const StubSpec& x) { return x.name == s; });
-      if (it == p.stubs.end()) return r.error("stubs", fmt::format("no [[stub]] named '{}'", s));
+      auto it = std::find_if(p_.stubs.begin(), p_.stubs.end(), [&](const StubSpec& x) { return x.name == s; });
+      if (it == p_.stubs.end()) return r.error("stubs", fmt::format("no [[stub]] named '{}'", s));
       it->active = false;  // active only while this driver runs
     }
-    if (auto [it, fresh] = driver_names.try_emplace(d.name, d.line); !fresh)
+    if (auto [it, fresh] = driver_names_.try_emplace(d.name, d.line); !fresh)
       return r.error("name", fmt::format("driver '{}' is already defined at line {}", d.name, it->second));
-    p.drivers.push_back(std::move(d));
+    p_.drivers.push_back(std::move(d));
     return {};
-  };
-  LOCKSTEP_TRY_STATUS(each_table(root, "driver", source, on_driver));
+  }
 
-  return p;
+  const toml::table& root_;
+  const std::string source_;
+  Profile p_;
+  std::unordered_map<std::string, int> function_names_, stub_names_, label_names_, driver_names_, instance_names_;
+  std::unordered_map<GuestAddr, std::pair<std::string, int>> function_addresses_, stub_addresses_;
+  std::unordered_map<std::string, std::size_t> struct_index_;
+  std::unordered_map<std::string, GuestAddr> function_address_by_name_;
+  std::vector<std::vector<std::size_t>> holds_;  ///< per struct: the structs its fields nest
+};
+
+}  // namespace
+
+Result<Profile> parse_profile(std::string_view text, std::string_view source_name) {
+  const std::string source(source_name);
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    return Error::make(Errc::kMalformed, "{}:{}:{}: {}", source, e.source().begin.line, e.source().begin.column,
+                       e.description());
+  }
+  return ProfileReader(root, source).read();
 }
 
 Result<Profile> load_profile(const std::filesystem::path& path) {

@@ -31,9 +31,10 @@ void add_step(lockstep::cases::BindingSet& set) {
       },
       step_stale_slot));
   // The stand-in's per-racer body of the simulation step (0x49a800, not a POD function): the car
-  // step from its controls, upside-down, the pose and the wheels' roll.
+  // step from its controls, upside-down, the pose and the wheels' roll. Named as the profile names it
+  // (the port's function is step::racer_step_from_controls).
   set.push_back(make(
-      0x49a800, "step::racer_step",
+      0x49a800, "racer_step",
       [](pod::Memory& m, const Case& c) {
         step::Scratch scratch;
         scratch.stale_slot = step_stale_slot(c);
