@@ -37,6 +37,8 @@ cases::Case to_case(const harness::CallRecord& rec, const harness::FunctionSpec*
   add_runs(c.inputs, rec.effects.inputs);
   add_runs(c.inputs, rec.effects.stale_stack_reads);
   add_runs(c.writes, rec.effects.outputs);
+  c.writers.reserve(rec.effects.output_writers.size());
+  for (const auto& w : rec.effects.output_writers) c.writers.push_back(cases::WriterRun{w.addr, w.length, w.writer});
   c.frame_bytes_written = static_cast<std::uint32_t>(harness::byte_count(rec.effects.frame_writes));
   c.stack_low = rec.effects.stack_low;
   c.stack_high = rec.effects.stack_high;

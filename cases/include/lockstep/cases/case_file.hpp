@@ -13,9 +13,10 @@
 
 namespace lockstep::cases {
 
-/// Version 2 records each case's stack bounds (Case::stack_low/stack_high); version 1 files are
-/// still read (their cases' bounds are 0: not recorded).
-inline constexpr std::uint32_t kCaseFileVersion = 2;
+/// Version 3 records, per written byte, the original's instruction that wrote it last
+/// (Case::writers); version 2 each case's stack bounds (Case::stack_low/stack_high). Versions 1 and 2
+/// are still read (no writers known; version 1's bounds are 0: not recorded).
+inline constexpr std::uint32_t kCaseFileVersion = 3;
 inline constexpr std::uint32_t kOldestCaseFileVersion = 1;
 /// Named limits a reader enforces before allocating anything.
 inline constexpr std::uint32_t kMaxCasesPerFile = 1u << 20;
