@@ -217,6 +217,7 @@ TEST(CaseFile, RoundTripIsIdenticalAndDeterministic) {
   CaseFile f = make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)});
   f.code_base = 0x41af80;
   f.code = B({0x55, 0x8b, 0xec, 0xc3});
+  f.helper_code = {{0x804f000, B({0x90, 0xc3})}, {0x8050000, B({0xc3})}};
   auto bytes = encode_case_file(f);
   EXPECT_EQ(bytes, encode_case_file(f));
   auto back = decode_case_file(bytes, "t.lkcases");
@@ -225,6 +226,17 @@ TEST(CaseFile, RoundTripIsIdenticalAndDeterministic) {
   EXPECT_EQ(back->name, f.name);
   EXPECT_EQ(back->code, f.code);
   EXPECT_EQ(back->code_base, f.code_base);
+  EXPECT_EQ(back->helper_code, f.helper_code);
+  // Helper ranges overlapping the entry's code or each other, or out of order, are refused.
+  for (const auto& bad : std::vector<std::vector<CodeRange>>{{{0x41af82, B({0x90})}},
+                                                             {{0x804f000, B({0x90, 0xc3})}, {0x804f001, B({0xc3})}},
+                                                             {{0x8050000, B({0xc3})}, {0x804f000, B({0xc3})}}}) {
+    CaseFile g = f;
+    g.helper_code = bad;
+    auto r = decode_case_file(encode_case_file(g), "bad.lkcases");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, Errc::kMalformed) << r.error().message;
+  }
   ASSERT_EQ(back->cases.size(), 2u);
   EXPECT_EQ(back->cases[0], f.cases[0]);
   EXPECT_EQ(back->cases[1].stale_input_count(), 4u);
@@ -583,9 +595,9 @@ TEST(CaseFile, RefusesWriterRunsThatDoNotCoverTheWrites) {
   EXPECT_FALSE(decode_case_file(encode_case_file(make_file(0x41af80, "tyres::tyres", {none})), "bad.lkcases").ok());
 }
 
-// A version-2 file (no writer runs) is still read, no writer known. Made from a version-3 encoding
-// by the document's layout: the version field set to 2 and the writer count (4 bytes after the
-// stack bounds) taken out.
+// A version-2 file (no writer runs, no helper code) is still read, no writer known. Made from a
+// version-3 encoding by the document's layout: the version field set to 2, the writer count (4 bytes
+// after the stack bounds) and the helper code count taken out.
 TEST(CaseFile, ReadsVersionTwoWithoutWriters) {
   Case c = sample_case(0);
   c.writers.clear();
@@ -605,6 +617,12 @@ TEST(CaseFile, ReadsVersionTwoWithoutWriters) {
   std::memcpy(&count, r.data() + at, 4);
   ASSERT_EQ(count, 0u);
   r.erase(r.begin() + static_cast<std::ptrdiff_t>(at), r.begin() + static_cast<std::ptrdiff_t>(at) + 4);
+  // The helper code count (0) after the function name ("tyres::tyres", 4 + 12 bytes) and the code's
+  // base and length (8 bytes, no code) goes too.
+  constexpr std::ptrdiff_t kHelperCount = 4 + 12 + 8;
+  std::memcpy(&count, r.data() + kHelperCount, 4);
+  ASSERT_EQ(count, 0u);
+  r.erase(r.begin() + kHelperCount, r.begin() + kHelperCount + 4);
   auto packed = zlib_compress(r);
   std::vector<std::uint8_t> b(enc.begin(), enc.begin() + 40);
   std::uint32_t version = 2, crc = crc32(r), psize = static_cast<std::uint32_t>(packed.size());

@@ -162,6 +162,12 @@ std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
   body.u32(f.code_base);
   body.u32(static_cast<std::uint32_t>(f.code.size()));
   body.bytes(f.code);
+  body.u32(static_cast<std::uint32_t>(f.helper_code.size()));
+  for (const CodeRange& r : f.helper_code) {
+    body.u32(r.base);
+    body.u32(static_cast<std::uint32_t>(r.bytes.size()));
+    body.bytes(r.bytes);
+  }
   for (const Case& c : f.cases) {
     body.u32(c.id);
     body.u32(c.function);
@@ -251,6 +257,32 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
     return Error::make(Errc::kLimit, "{}: {} code bytes, past the limit of {}", what, code_len, kMaxCodeBytes);
   LOCKSTEP_TRY(auto code, r.take(code_len, "code bytes"));
   f.code.assign(code.begin(), code.end());
+  if (version >= 3) {
+    LOCKSTEP_TRY(std::uint32_t ranges, r.u32("helper code range count"));
+    if (ranges > kMaxHelperRanges)
+      return Error::make(Errc::kLimit, "{}: {} helper code ranges, past the limit of {}", what, ranges, kMaxHelperRanges);
+    std::uint64_t total = code_len;
+    for (std::uint32_t i = 0; i < ranges; ++i) {
+      CodeRange cr;
+      LOCKSTEP_TRY(cr.base, r.u32("helper code base"));
+      LOCKSTEP_TRY(std::uint32_t len, r.u32("helper code length"));
+      total += len;
+      if (len == 0 || total > kMaxCodeBytes)
+        return Error::make(Errc::kLimit, "{}: helper code range {} at 0x{:08x} has {} bytes (1 or more, at most {} "
+                           "code bytes in all)", what, i, cr.base, len, kMaxCodeBytes);
+      if (cr.base + std::uint64_t{len} > (std::uint64_t{1} << 32))
+        return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} (+{}) wraps past 4 GiB", what, i,
+                           cr.base, len);
+      const bool overlaps_entry = !f.code.empty() && cr.base < f.code_base + std::uint64_t{f.code.size()} &&
+                                  f.code_base < cr.base + std::uint64_t{len};
+      if (overlaps_entry || (!f.helper_code.empty() && cr.base < f.helper_code.back().end()))
+        return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} overlaps or precedes another range",
+                           what, i, cr.base);
+      LOCKSTEP_TRY(auto b, r.take(len, "helper code bytes"));
+      cr.bytes.assign(b.begin(), b.end());
+      f.helper_code.push_back(std::move(cr));
+    }
+  }
   f.cases.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     Case c;

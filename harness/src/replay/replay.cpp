@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -117,15 +118,27 @@ Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size
   auto listing = [&corpus, dis, max_instructions](std::uint32_t fn) -> std::vector<Instruction> {
     for (const auto& f : corpus.files) {
       if (f.function != fn || f.code.empty()) continue;
-      ReadMemory read = [&f](std::uint32_t addr, std::uint32_t size) {
+      // The entry's code and its private helpers' (version 3), the calls into which are followed.
+      auto range_at = [&f](std::uint32_t addr) -> std::pair<std::uint32_t, std::span<const std::uint8_t>> {
+        if (addr >= f.code_base && addr - f.code_base < f.code.size()) return {f.code_base, f.code};
+        for (const auto& r : f.helper_code)
+          if (addr >= r.base && addr - r.base < r.bytes.size()) return {r.base, r.bytes};
+        return {0, {}};
+      };
+      ReadMemory read = [range_at](std::uint32_t addr, std::uint32_t size) {
         std::vector<std::uint8_t> out;
-        if (addr < f.code_base || addr - f.code_base >= f.code.size()) return out;
-        const std::size_t off = addr - f.code_base, k = std::min<std::size_t>(size, f.code.size() - off);
-        out.assign(f.code.begin() + static_cast<std::ptrdiff_t>(off),
-                   f.code.begin() + static_cast<std::ptrdiff_t>(off + k));
+        const auto [base, bytes] = range_at(addr);
+        if (bytes.empty()) return out;
+        const std::size_t off = addr - base, k = std::min<std::size_t>(size, bytes.size() - off);
+        out.assign(bytes.begin() + static_cast<std::ptrdiff_t>(off), bytes.begin() + static_cast<std::ptrdiff_t>(off + k));
         return out;
       };
-      return dis->function(read, fn, max_instructions);
+      auto helper = [&f](std::uint32_t target) {
+        for (const auto& r : f.helper_code)
+          if (target >= r.base && target - r.base < r.bytes.size()) return true;
+        return false;
+      };
+      return dis->function(read, fn, max_instructions, helper);
     }
     return {};
   };
