@@ -188,7 +188,7 @@ Result<CallsCaptureReport> capture_calls(const harness::Snapshot& snapshot, cons
   // Each case lists the pokes of the [[call]] it came from.
   for (auto& f : rep.capture.files)
     for (auto& cs : f.cases) cs.pokes = calls[cs.origin.record_index].pokes;
-  attach_function_code(rep.capture.files, snapshot);
+  attach_function_code(rep.capture.files, snapshot, profile);
   return rep;
 }
 

@@ -1,11 +1,13 @@
 #include "lockstep/capture/capture.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 
 #include "convert.hpp"
+#include "private_helpers.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/harness/disasm.hpp"
@@ -37,6 +39,8 @@ cases::Case to_case(const harness::CallRecord& rec, const harness::FunctionSpec*
   add_runs(c.inputs, rec.effects.inputs);
   add_runs(c.inputs, rec.effects.stale_stack_reads);
   add_runs(c.writes, rec.effects.outputs);
+  c.writers.reserve(rec.effects.output_writers.size());
+  for (const auto& w : rec.effects.output_writers) c.writers.push_back(cases::WriterRun{w.addr, w.length, w.writer});
   c.frame_bytes_written = static_cast<std::uint32_t>(harness::byte_count(rec.effects.frame_writes));
   c.stack_low = rec.effects.stack_low;
   c.stack_high = rec.effects.stack_high;
@@ -118,26 +122,51 @@ std::uint64_t CaptureReport::cases() const noexcept {
 namespace {
 
 // The original function's code, from its entry to the end of the last instruction its jumps reach,
-// for the replay report's disassembly (at most 64 KiB).
-void attach_code(cases::CaseFile& f, const harness::Snapshot& snapshot, const harness::Disassembler& dis) {
+// for the replay report's disassembly (at most 64 KiB); and, apart, the code of the private helpers
+// it calls (each stretch of the listing away from the entry's, at most 64 KiB each, 1 MiB in all).
+void attach_code(cases::CaseFile& f, const harness::Snapshot& snapshot, const harness::Disassembler& dis,
+                 const std::function<bool(harness::GuestAddr)>& helpers) {
   auto read = harness::snapshot_reader(snapshot);
-  auto listing = dis.function(read, f.function, 4000);
+  auto listing = dis.function(read, f.function, 4000, helpers);
   if (listing.empty()) return;
-  std::uint32_t lo = listing.front().address, hi = lo;
-  for (const auto& ins : listing)
-    hi = std::max<std::uint32_t>(hi, ins.address + static_cast<std::uint32_t>(ins.bytes.size()));
-  hi = std::min<std::uint32_t>(hi, lo + (64u << 10));
-  if (auto bytes = snapshot.read(lo, hi - lo); bytes.ok()) {
-    f.code_base = lo;
-    f.code = std::move(bytes).value();
+  // Stretches of the listing (sorted by address) whose instructions lie close together: a gap of
+  // more than 256 bytes starts another.
+  struct Stretch {
+    std::uint32_t lo, hi;
+  };
+  std::vector<Stretch> stretches;
+  for (const auto& ins : listing) {
+    const std::uint32_t end = ins.address + static_cast<std::uint32_t>(ins.bytes.size());
+    if (stretches.empty() || ins.address > stretches.back().hi + 256u)
+      stretches.push_back({ins.address, end});
+    else
+      stretches.back().hi = std::max(stretches.back().hi, end);
+  }
+  std::size_t total = 0;
+  for (const Stretch& s : stretches) {
+    const bool entry = f.function >= s.lo && f.function < s.hi;
+    const std::uint32_t lo = s.lo;
+    const std::uint32_t hi = std::min<std::uint32_t>(s.hi, lo + (64u << 10));
+    if (total + (hi - lo) > cases::kMaxCodeBytes) break;
+    auto bytes = snapshot.read(lo, hi - lo);
+    if (!bytes.ok()) continue;
+    total += hi - lo;
+    if (entry) {
+      f.code_base = lo;
+      f.code = std::move(bytes).value();
+    } else {
+      f.helper_code.push_back({lo, std::move(bytes).value()});
+    }
   }
 }
 
 }  // namespace
 
-void attach_function_code(std::vector<cases::CaseFile>& files, const harness::Snapshot& snapshot) {
+void attach_function_code(std::vector<cases::CaseFile>& files, const harness::Snapshot& snapshot,
+                          const harness::Profile& profile) {
   harness::Disassembler dis;
-  for (auto& f : files) attach_code(f, snapshot, dis);
+  const auto helpers = detail::private_helpers(profile);
+  for (auto& f : files) attach_code(f, snapshot, dis, helpers);
 }
 
 Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,
@@ -255,7 +284,7 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   if (!options.pokes.empty())
     for (auto& f : report.files)
       for (auto& c : f.cases) c.pokes = options.pokes;
-  attach_function_code(report.files, snapshot);
+  attach_function_code(report.files, snapshot, profile);
   return report;
 }
 

@@ -9,23 +9,12 @@
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/harness/disasm.hpp"
+#include "private_helpers.hpp"
 
 namespace lockstep::capture {
 
-namespace {
-
-// A call is part of the calling function's coverage when the profile names no function at its target
-// (and stubs, which the profile also lists, are never followed: they are not the original's code).
-std::function<bool(harness::GuestAddr)> private_helpers(const harness::Profile& profile) {
-  return [&profile](harness::GuestAddr target) {
-    if (profile.function_at(target)) return false;
-    for (const auto& s : profile.stubs)
-      if (s.address && *s.address == target) return false;
-    return true;
-  };
-}
-
-}  // namespace
+// A call is part of the calling function's coverage when it leads into its private helpers.
+using detail::private_helpers;
 
 Result<std::unique_ptr<CaseRunner>> CaseRunner::create(const harness::Snapshot& snapshot,
                                                        const harness::Profile& profile, const std::string& driver,

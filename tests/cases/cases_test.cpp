@@ -205,6 +205,7 @@ Case sample_case(std::uint32_t id) {
   c.inputs.set(0x630838 + 0x38, B({0, 0, 0, 0}));
   c.inputs.set(0x0018ff00, B({0x11, 0x22, 0x33, 0x44}));  // below esp: stale
   c.writes.set(0x630838 + 0x38, B({1}));
+  c.writers = {{0x630838 + 0x38, 1, 0x41b00c}};
   c.frame_bytes_written = 64;
   c.origin = {"ab12", "CTRL", 7, 3, 2, 0};
   c.pokes.push_back({0x630838, B({0xff})});
@@ -216,6 +217,7 @@ TEST(CaseFile, RoundTripIsIdenticalAndDeterministic) {
   CaseFile f = make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)});
   f.code_base = 0x41af80;
   f.code = B({0x55, 0x8b, 0xec, 0xc3});
+  f.helper_code = {{0x804f000, B({0x90, 0xc3})}, {0x8050000, B({0xc3})}};
   auto bytes = encode_case_file(f);
   EXPECT_EQ(bytes, encode_case_file(f));
   auto back = decode_case_file(bytes, "t.lkcases");
@@ -224,6 +226,17 @@ TEST(CaseFile, RoundTripIsIdenticalAndDeterministic) {
   EXPECT_EQ(back->name, f.name);
   EXPECT_EQ(back->code, f.code);
   EXPECT_EQ(back->code_base, f.code_base);
+  EXPECT_EQ(back->helper_code, f.helper_code);
+  // Helper ranges overlapping the entry's code or each other, or out of order, are refused.
+  for (const auto& bad : std::vector<std::vector<CodeRange>>{{{0x41af82, B({0x90})}},
+                                                             {{0x804f000, B({0x90, 0xc3})}, {0x804f001, B({0xc3})}},
+                                                             {{0x8050000, B({0xc3})}, {0x804f000, B({0xc3})}}}) {
+    CaseFile g = f;
+    g.helper_code = bad;
+    auto r = decode_case_file(encode_case_file(g), "bad.lkcases");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, Errc::kMalformed) << r.error().message;
+  }
   ASSERT_EQ(back->cases.size(), 2u);
   EXPECT_EQ(back->cases[0], f.cases[0]);
   EXPECT_EQ(back->cases[1].stale_input_count(), 4u);
@@ -518,9 +531,111 @@ TEST(CaseFile, ReadsVersionOne) {
   ASSERT_FALSE(v1->cases.empty());
   EXPECT_EQ(v1->cases[0].stack_low, 0u);
   EXPECT_EQ(v1->cases[0].stack_high, 0u);
-  auto again = decode_case_file(encode_case_file(*v1), "v2.lkcases");
+  EXPECT_FALSE(v1->cases[0].writers_known() && !v1->cases[0].writes.empty()) << "version 1 records no writers";
+  auto again = decode_case_file(encode_case_file(*v1), "v3.lkcases");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->cases, v1->cases);
+}
+
+// Version 3's writer runs: who wrote each written byte last, checked against the writes.
+Case case_with_writers(std::vector<WriterRun> writers) {
+  Case c = sample_case(0);
+  c.writes.clear();
+  c.writes.set(0x1000, B({1, 2, 3, 4}));
+  c.writes.set(0x2000, B({5, 6}));
+  c.writers = std::move(writers);
+  return c;
+}
+
+TEST(CaseFile, WriterRunsRoundTripAndNameEachByte) {
+  Case c = case_with_writers({{0x1000, 1, 0x41b000}, {0x1001, 3, 0x41b010}, {0x2000, 2, 0x41b000}});
+  auto back = decode_case_file(encode_case_file(make_file(0x41af80, "tyres::tyres", {c})), "t.lkcases");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->cases[0], c);
+  const Case& b = back->cases[0];
+  EXPECT_TRUE(b.writers_known());
+  EXPECT_EQ(b.writer_of(0x1000), 0x41b000u);
+  EXPECT_EQ(b.writer_of(0x1003), 0x41b010u);
+  EXPECT_EQ(b.writer_of(0x2001), 0x41b000u);
+  EXPECT_EQ(b.writer_of(0x1004), std::nullopt);
+  EXPECT_EQ(b.writer_of(0xfff), std::nullopt);
+  // No writer runs with writes: none recorded (a case carried over from an older file).
+  Case old = case_with_writers({});
+  EXPECT_FALSE(old.writers_known());
+  EXPECT_EQ(old.writer_of(0x1000), std::nullopt);
+  auto back_old = decode_case_file(encode_case_file(make_file(0x41af80, "tyres::tyres", {old})), "t.lkcases");
+  ASSERT_TRUE(back_old.ok()) << back_old.error().message;
+  EXPECT_FALSE(back_old->cases[0].writers_known());
+}
+
+TEST(CaseFile, RefusesWriterRunsThatDoNotCoverTheWrites) {
+  const std::vector<std::pair<std::vector<WriterRun>, std::string>> bad = {
+      {{{0x1000, 4, 1}}, "leave written bytes"},                                         // 0x2000.. uncovered
+      {{{0x1000, 4, 1}, {0x2000, 1, 2}}, "leave written bytes"},                         // 0x2001 uncovered
+      {{{0x1001, 3, 1}, {0x2000, 2, 1}}, "starts at 0x00001001"},                        // 0x1000 uncovered
+      {{{0x1000, 2, 1}, {0x1001, 3, 2}, {0x2000, 2, 1}}, "starts at 0x00001001"},        // overlap
+      {{{0x1000, 2, 1}, {0x1002, 2, 1}, {0x2000, 2, 1}}, "share the writer"},            // one writer, two runs
+      {{{0x1000, 5, 1}, {0x2000, 2, 1}}, "runs past"},                                   // past a run of writes
+      {{{0x2000, 2, 1}, {0x1000, 4, 1}}, "starts at 0x00002000"},                        // out of order
+      {{{0x1000, 4, 1}, {0x2000, 2, 1}, {0x3000, 1, 1}}, "past the written bytes"},      // past the end
+      {{{0x1000, 0, 1}, {0x1000, 4, 1}, {0x2000, 2, 1}}, "length 0"},                    // empty run
+  };
+  for (const auto& [runs, why] : bad) {
+    auto r = decode_case_file(encode_case_file(make_file(0x41af80, "tyres::tyres", {case_with_writers(runs)})),
+                              "bad.lkcases");
+    ASSERT_FALSE(r.ok()) << why;
+    EXPECT_NE(r.error().message.find(why), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("bad.lkcases"), std::string::npos) << r.error().message;
+    EXPECT_TRUE(r.error().code == Errc::kMalformed || r.error().code == Errc::kLimit) << errc_name(r.error().code);
+  }
+  // A case that wrote nothing has no writer runs.
+  Case none = sample_case(0);
+  none.writes.clear();
+  none.writers = {{0x1000, 1, 1}};
+  EXPECT_FALSE(decode_case_file(encode_case_file(make_file(0x41af80, "tyres::tyres", {none})), "bad.lkcases").ok());
+}
+
+// A version-2 file (no writer runs, no helper code) is still read, no writer known. Made from a
+// version-3 encoding by the document's layout: the version field set to 2, the writer count (4 bytes
+// after the stack bounds) and the helper code count taken out.
+TEST(CaseFile, ReadsVersionTwoWithoutWriters) {
+  Case c = sample_case(0);
+  c.writers.clear();
+  c.stack_low = 0x00100000;
+  c.stack_high = 0x0019abcd;  // a value to find in the body
+  auto enc = encode_case_file(make_file(0x41af80, "tyres::tyres", {c}));
+  std::uint64_t raw_size;
+  std::memcpy(&raw_size, enc.data() + 24, 8);
+  auto raw = zlib_decompress(std::span(enc).subspan(40), raw_size, "t");
+  ASSERT_TRUE(raw.ok());
+  std::vector<std::uint8_t> r = *raw;
+  std::size_t at = 0;
+  for (std::size_t i = 4; i + 8 <= r.size(); ++i)
+    if (std::memcmp(r.data() + i, &c.stack_high, 4) == 0 && std::memcmp(r.data() + i - 4, &c.stack_low, 4) == 0) at = i + 4;
+  ASSERT_NE(at, 0u);
+  std::uint32_t count;
+  std::memcpy(&count, r.data() + at, 4);
+  ASSERT_EQ(count, 0u);
+  r.erase(r.begin() + static_cast<std::ptrdiff_t>(at), r.begin() + static_cast<std::ptrdiff_t>(at) + 4);
+  // The helper code count (0) after the function name ("tyres::tyres", 4 + 12 bytes) and the code's
+  // base and length (8 bytes, no code) goes too.
+  constexpr std::ptrdiff_t kHelperCount = 4 + 12 + 8;
+  std::memcpy(&count, r.data() + kHelperCount, 4);
+  ASSERT_EQ(count, 0u);
+  r.erase(r.begin() + kHelperCount, r.begin() + kHelperCount + 4);
+  auto packed = zlib_compress(r);
+  std::vector<std::uint8_t> b(enc.begin(), enc.begin() + 40);
+  std::uint32_t version = 2, crc = crc32(r), psize = static_cast<std::uint32_t>(packed.size());
+  std::uint64_t size = r.size();
+  std::memcpy(b.data() + 8, &version, 4);
+  std::memcpy(b.data() + 24, &size, 8);
+  std::memcpy(b.data() + 32, &crc, 4);
+  std::memcpy(b.data() + 36, &psize, 4);
+  b.insert(b.end(), packed.begin(), packed.end());
+  auto v2 = decode_case_file(b, "v2.lkcases");
+  ASSERT_TRUE(v2.ok()) << v2.error().message;
+  EXPECT_EQ(v2->cases[0], c);
+  EXPECT_FALSE(v2->cases[0].writers_known());
 }
 
 TEST(ReplayMemory, ReadsInputsAndOwnWritesAndRecordsOutsideReads) {

@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "fixture.hpp"
+#include "lockstep/harness/disasm.hpp"
 
 namespace lockstep::harness::test {
 namespace {
@@ -270,6 +272,60 @@ TEST(Recorder, Fxsave) {
     EXPECT_GE(run_.addr, 0x600800u);
     EXPECT_LE(run_.end(), 0x600a00u);
   }
+}
+
+// The address of the first instruction of the assembled code (calls followed) whose text holds
+// `needle`, found by disassembling the snapshot's code, not by the recorder.
+GuestAddr instruction_with(const Snapshot& snap, const std::string& needle) {
+  Disassembler dis;
+  for (const Instruction& i : dis.function(snapshot_reader(snap), kCode, 20000, [](GuestAddr) { return true; }))
+    if (i.text().find(needle) != std::string::npos) return i.address;
+  ADD_FAILURE() << "no instruction with " << needle;
+  return 0;
+}
+
+TEST(Recorder, NamesTheInstructionThatWroteEachOutputByteLast) {
+  // Bytes 0x600040..44: the dword store writes 41..44, the byte store 40, the word store overwrites
+  // 42..43; a callee writes 0x600050; rep stosb writes 0x600060..62. Runs are cut where the last
+  // writer changes, and only there.
+  auto r = run(R"(
+    mov dword [0x600041], 0x11111111
+    mov byte [0x600040], 1
+    mov word [0x600042], 0x2222
+    call inner
+    mov edi, 0x600060
+    mov ecx, 3
+    mov al, 7
+    rep stosb
+    ret
+  inner:
+    mov dword [0x600050], 5
+    ret)");
+  const Effects& e = r.out.record.effects;
+  const GuestAddr dword_store = instruction_with(r.snap, "0x600041"), byte_store = instruction_with(r.snap, "0x600040"),
+                  word_store = instruction_with(r.snap, "0x600042"), callee_store = instruction_with(r.snap, "0x600050"),
+                  stos = instruction_with(r.snap, "stos");
+  const std::vector<std::tuple<GuestAddr, std::uint32_t, GuestAddr>> want = {
+      {0x600040, 1, byte_store}, {0x600041, 1, dword_store}, {0x600042, 2, word_store}, {0x600044, 1, dword_store},
+      {0x600050, 4, callee_store}, {0x600060, 3, stos}};
+  std::vector<std::tuple<GuestAddr, std::uint32_t, GuestAddr>> got;
+  for (const WriterRun& w : e.output_writers) got.emplace_back(w.addr, w.length, w.writer);
+  EXPECT_EQ(got, want);
+  std::uint64_t covered = 0;
+  for (const WriterRun& w : e.output_writers) covered += w.length;
+  EXPECT_EQ(covered, byte_count(e.outputs)) << "the writer runs cover the outputs, each byte once";
+}
+
+TEST(Recorder, PageCrossingWritesKeepOneWriter) {
+  // A dword store across the page at 0x601000 (Unicorn may fire the hook for it more than once).
+  auto r = run(R"(
+    mov dword [0x600ffe], 0x44332211
+    ret)");
+  const Effects& e = r.out.record.effects;
+  ASSERT_EQ(e.output_writers.size(), 1u);
+  EXPECT_EQ(e.output_writers[0].addr, 0x600ffeu);
+  EXPECT_EQ(e.output_writers[0].length, 4u);
+  EXPECT_EQ(e.output_writers[0].writer, kCode);
 }
 
 TEST(Recorder, OffIsOff) {

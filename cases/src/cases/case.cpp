@@ -1,5 +1,6 @@
 #include "lockstep/cases/case.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 namespace lockstep::cases {
@@ -63,6 +64,16 @@ std::size_t Case::stale_input_count() const {
   std::size_t n = 0;
   inputs.for_each([&](GuestAddr a, std::uint8_t) { n += is_stale(a) ? 1 : 0; });
   return n;
+}
+
+std::optional<GuestAddr> Case::writer_of(GuestAddr a) const {
+  if (writers.empty()) return std::nullopt;
+  auto it = std::upper_bound(writers.begin(), writers.end(), a,
+                             [](GuestAddr x, const WriterRun& r) { return x < r.base; });
+  if (it == writers.begin()) return std::nullopt;
+  --it;
+  if (a >= it->end()) return std::nullopt;
+  return it->writer;
 }
 
 }  // namespace lockstep::cases

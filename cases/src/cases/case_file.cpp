@@ -89,6 +89,69 @@ Result<ByteMap> get_map(ByteReader& r, std::string_view which) {
   return m;
 }
 
+void put_writers(ByteWriter& w, const std::vector<WriterRun>& runs) {
+  w.u32(static_cast<std::uint32_t>(runs.size()));
+  for (const WriterRun& r : runs) {
+    w.u32(r.base);
+    w.u32(r.length);
+    w.u32(r.writer);
+  }
+}
+
+// The writer runs of version 3: none (not recorded), or exactly the bytes of `writes`, ascending,
+// one instruction per run, two touching runs only with different writers (one writer, one run), so
+// the same call always gives the same list.
+Result<std::vector<WriterRun>> get_writers(ByteReader& r, const ByteMap& writes, std::uint32_t case_index) {
+  LOCKSTEP_TRY(std::uint32_t count, r.u32("writer run count"));
+  if (count > kMaxRunsPerMap)
+    return Error::make(Errc::kLimit, "{}: case {} has {} writer runs, past the limit of {}", r.what(), case_index,
+                       count, kMaxRunsPerMap);
+  std::vector<WriterRun> runs;
+  if (count == 0) return runs;  // none recorded (a case carried over from a file before version 3), or no writes
+  runs.reserve(std::min<std::size_t>(count, r.remaining() / 12));
+  std::size_t map_run = 0;       // the run of `writes` the next writer run lies in
+  std::uint64_t covered_to = 0;  // within writes.run(map_run), bytes below this are covered
+  for (std::uint32_t i = 0; i < count; ++i) {
+    WriterRun w;
+    LOCKSTEP_TRY(w.base, r.u32("writer run base"));
+    LOCKSTEP_TRY(w.length, r.u32("writer run length"));
+    LOCKSTEP_TRY(w.writer, r.u32("writer address"));
+    if (w.length == 0 || w.length > kMaxRunBytes)
+      return Error::make(Errc::kLimit, "{}: case {} writer run {} has length {} (must be 1..{})", r.what(), case_index,
+                         i, w.length, kMaxRunBytes);
+    if (map_run < writes.run_count() && covered_to == writes.run(map_run).end()) {
+      ++map_run;
+      if (map_run < writes.run_count()) covered_to = writes.run(map_run).base;
+    } else if (i == 0 && writes.run_count() > 0) {
+      covered_to = writes.run(0).base;
+    }
+    if (map_run >= writes.run_count())
+      return Error::make(Errc::kMalformed, "{}: case {} writer run {} at 0x{:08x} lies past the written bytes",
+                         r.what(), case_index, i, w.base);
+    if (w.base != covered_to)
+      return Error::make(Errc::kMalformed,
+                         "{}: case {} writer run {} starts at 0x{:08x}, the written bytes continue at 0x{:08x} "
+                         "(writer runs must cover the written bytes in order, each once)",
+                         r.what(), case_index, i, w.base, covered_to);
+    if (w.end() > writes.run(map_run).end())
+      return Error::make(Errc::kMalformed, "{}: case {} writer run {} at 0x{:08x} (+{}) runs past the written bytes",
+                         r.what(), case_index, i, w.base, w.length);
+    if (!runs.empty() && runs.back().end() == w.base && runs.back().writer == w.writer)
+      return Error::make(Errc::kMalformed,
+                         "{}: case {} writer runs {} and {} touch and share the writer 0x{:08x} (they are one run)",
+                         r.what(), case_index, i - 1, i, w.writer);
+    covered_to = w.end();
+    runs.push_back(w);
+  }
+  const bool all = writes.run_count() == 0
+                       ? runs.empty()
+                       : (map_run + 1 == writes.run_count() && covered_to == writes.run(map_run).end());
+  if (!all)
+    return Error::make(Errc::kMalformed, "{}: case {}: its {} writer runs leave written bytes without a writer",
+                       r.what(), case_index, count);
+  return runs;
+}
+
 Result<std::string> get_str(ByteReader& r, std::string_view which) { return r.str32(which, kMaxStringBytes); }
 
 }  // namespace
@@ -99,6 +162,12 @@ std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
   body.u32(f.code_base);
   body.u32(static_cast<std::uint32_t>(f.code.size()));
   body.bytes(f.code);
+  body.u32(static_cast<std::uint32_t>(f.helper_code.size()));
+  for (const CodeRange& r : f.helper_code) {
+    body.u32(r.base);
+    body.u32(static_cast<std::uint32_t>(r.bytes.size()));
+    body.bytes(r.bytes);
+  }
   for (const Case& c : f.cases) {
     body.u32(c.id);
     body.u32(c.function);
@@ -113,6 +182,7 @@ std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
     body.u32(c.frame_bytes_written);
     body.u32(c.stack_low);
     body.u32(c.stack_high);
+    put_writers(body, c.writers);
     body.str32(c.origin.snapshot_sha256);
     body.str32(c.origin.record);
     for (std::uint32_t v : {c.origin.record_index, c.origin.step, c.origin.racer, c.origin.call_index}) body.u32(v);
@@ -187,6 +257,32 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
     return Error::make(Errc::kLimit, "{}: {} code bytes, past the limit of {}", what, code_len, kMaxCodeBytes);
   LOCKSTEP_TRY(auto code, r.take(code_len, "code bytes"));
   f.code.assign(code.begin(), code.end());
+  if (version >= 3) {
+    LOCKSTEP_TRY(std::uint32_t ranges, r.u32("helper code range count"));
+    if (ranges > kMaxHelperRanges)
+      return Error::make(Errc::kLimit, "{}: {} helper code ranges, past the limit of {}", what, ranges, kMaxHelperRanges);
+    std::uint64_t total = code_len;
+    for (std::uint32_t i = 0; i < ranges; ++i) {
+      CodeRange cr;
+      LOCKSTEP_TRY(cr.base, r.u32("helper code base"));
+      LOCKSTEP_TRY(std::uint32_t len, r.u32("helper code length"));
+      total += len;
+      if (len == 0 || total > kMaxCodeBytes)
+        return Error::make(Errc::kLimit, "{}: helper code range {} at 0x{:08x} has {} bytes (1 or more, at most {} "
+                           "code bytes in all)", what, i, cr.base, len, kMaxCodeBytes);
+      if (cr.base + std::uint64_t{len} > (std::uint64_t{1} << 32))
+        return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} (+{}) wraps past 4 GiB", what, i,
+                           cr.base, len);
+      const bool overlaps_entry = !f.code.empty() && cr.base < f.code_base + std::uint64_t{f.code.size()} &&
+                                  f.code_base < cr.base + std::uint64_t{len};
+      if (overlaps_entry || (!f.helper_code.empty() && cr.base < f.helper_code.back().end()))
+        return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} overlaps or precedes another range",
+                           what, i, cr.base);
+      LOCKSTEP_TRY(auto b, r.take(len, "helper code bytes"));
+      cr.bytes.assign(b.begin(), b.end());
+      f.helper_code.push_back(std::move(cr));
+    }
+  }
   f.cases.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     Case c;
@@ -224,6 +320,9 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
       if (recorded && !(c.stack_low < c.stack_high && c.in.esp >= c.stack_low && c.in.esp < c.stack_high))
         return Error::make(Errc::kMalformed, "{}: case {}: stack [0x{:08x}, 0x{:08x}) does not hold its entry esp 0x{:08x}",
                            what, i, c.stack_low, c.stack_high, c.in.esp);
+    }
+    if (version >= 3) {
+      LOCKSTEP_TRY(c.writers, get_writers(r, c.writes, i));
     }
     LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot"));
     LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record"));

@@ -37,11 +37,14 @@ enum PageKind : std::uint8_t {
 
 enum : std::uint8_t { kByteRead = 1, kByteWritten = 2 };
 
-/// Per-frame state of one guest page: which bytes were read before written (and their value) and
-/// which were written.
+/// Per-frame state of one guest page: which bytes were read before written (and their value), which
+/// were written, and by which instruction.
 struct ShadowPage {
   std::array<std::uint8_t, kPageSize> flags;
   std::array<std::uint8_t, kPageSize> value;
+  /// The address of the instruction that last wrote each byte; meaningful only where flags has
+  /// kByteWritten (set with it), so it is never cleared.
+  std::array<std::uint32_t, kPageSize> writer;
   /// Bit k: flags[64k, 64k + 64) may be non-zero. A call touches a few bytes of most pages it
   /// touches (a stack slot, a record's fields), so reading out and clearing a page visits only these.
   std::uint64_t touched = 0;
@@ -567,6 +570,11 @@ struct Machine::Impl {
   }
 
   void note_write(std::uint64_t addr, int size) {
+    // The writing instruction's address: Unicorn 2 brings eip up to date before each memory access
+    // while a memory hook exists, so reading it here costs one register read per write and no
+    // per-instruction hook. Read only when a frame records.
+    std::uint32_t eip = 0;
+    if (!recording.empty()) uc_reg_read(uc, UC_X86_REG_EIP, &eip);
     std::uint64_t a = addr;
     std::uint64_t remaining = static_cast<std::uint64_t>(size);
     while (remaining) {
@@ -580,7 +588,11 @@ struct Machine::Impl {
             ShadowPage* sp = f->shadow.get(page);
             sp->touch(off, n);
             std::uint8_t* flags = sp->flags.data() + off;
-            for (std::uint32_t i = 0; i < n; ++i) flags[i] |= kByteWritten;
+            std::uint32_t* writer = sp->writer.data() + off;
+            for (std::uint32_t i = 0; i < n; ++i) {
+              flags[i] |= kByteWritten;
+              writer[i] = eip;
+            }
           }
       }
       a += n;
@@ -628,7 +640,15 @@ struct Machine::Impl {
         const bool return_slot = a >= esp && a < esp + 4;
         if ((fl & kByteRead) && !return_slot)
           append(below ? e.stale_stack_reads : e.inputs, static_cast<GuestAddr>(a), sp.value[i]);
-        if (fl & kByteWritten) append(below ? e.frame_writes : e.outputs, static_cast<GuestAddr>(a), host[i]);
+        if (fl & kByteWritten) {
+          append(below ? e.frame_writes : e.outputs, static_cast<GuestAddr>(a), host[i]);
+          if (!below) {
+            const std::uint32_t w = sp.writer[i];
+            if (e.output_writers.empty() || e.output_writers.back().end() != a || e.output_writers.back().writer != w)
+              e.output_writers.push_back(WriterRun{static_cast<GuestAddr>(a), 0, w});
+            ++e.output_writers.back().length;
+          }
+        }
       }
     }
     return e;

@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -112,20 +114,37 @@ Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size
       return FieldName{f.start, f.size, f.text()};
     };
   auto dis = std::make_shared<Disassembler>();
-  n.disassembly = [&corpus, dis, max_instructions](std::uint32_t fn) -> std::string {
+  // The listing of function fn from the code bytes its case file carries (empty when it has none).
+  auto listing = [&corpus, dis, max_instructions](std::uint32_t fn) -> std::vector<Instruction> {
     for (const auto& f : corpus.files) {
       if (f.function != fn || f.code.empty()) continue;
-      ReadMemory read = [&f](std::uint32_t addr, std::uint32_t size) {
+      // The entry's code and its private helpers' (version 3), the calls into which are followed.
+      auto range_at = [&f](std::uint32_t addr) -> std::pair<std::uint32_t, std::span<const std::uint8_t>> {
+        if (addr >= f.code_base && addr - f.code_base < f.code.size()) return {f.code_base, f.code};
+        for (const auto& r : f.helper_code)
+          if (addr >= r.base && addr - r.base < r.bytes.size()) return {r.base, r.bytes};
+        return {0, {}};
+      };
+      ReadMemory read = [range_at](std::uint32_t addr, std::uint32_t size) {
         std::vector<std::uint8_t> out;
-        if (addr < f.code_base || addr - f.code_base >= f.code.size()) return out;
-        const std::size_t off = addr - f.code_base, k = std::min<std::size_t>(size, f.code.size() - off);
-        out.assign(f.code.begin() + static_cast<std::ptrdiff_t>(off),
-                   f.code.begin() + static_cast<std::ptrdiff_t>(off + k));
+        const auto [base, bytes] = range_at(addr);
+        if (bytes.empty()) return out;
+        const std::size_t off = addr - base, k = std::min<std::size_t>(size, bytes.size() - off);
+        out.assign(bytes.begin() + static_cast<std::ptrdiff_t>(off), bytes.begin() + static_cast<std::ptrdiff_t>(off + k));
         return out;
       };
-      return format_listing(dis->function(read, fn, max_instructions));
+      auto helper = [&f](std::uint32_t target) {
+        for (const auto& r : f.helper_code)
+          if (target >= r.base && target - r.base < r.bytes.size()) return true;
+        return false;
+      };
+      return dis->function(read, fn, max_instructions, helper);
     }
     return {};
+  };
+  n.disassembly = [listing](std::uint32_t fn) { return format_listing(listing(fn)); };
+  n.writer_context = [listing](std::uint32_t fn, std::uint32_t writer) {
+    return format_writer_context(listing(fn), writer, kWriterContext);
   };
   return n;
 }
@@ -183,6 +202,44 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
   }
   std::map<std::uint32_t, const ByteDiff*> diff_at;
   for (const auto& d : cmp.bytes) diff_at[d.address] = &d;
+  // The cause of each differing byte the original wrote: the instruction that wrote it last, shown
+  // under its field with the instructions before it in its basic block.
+  auto writers_of = [&](const Group& g) {
+    std::string w;
+    if (!c.writers_known()) return w;
+    // Consecutive differing bytes with one writer share a line: (writer, first, last).
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> spans;
+    for (std::uint32_t a = g.base; a < g.base + g.size; ++a) {
+      if (!diff_at.count(a)) continue;
+      std::optional<std::uint32_t> wr = c.writer_of(a);
+      if (!wr) continue;
+      if (!spans.empty() && std::get<0>(spans.back()) == *wr && std::get<2>(spans.back()) + 1 == a)
+        std::get<2>(spans.back()) = a;
+      else
+        spans.emplace_back(*wr, a, a);
+    }
+    for (const auto& [wr, lo, hi] : spans) {
+      const std::string bytes = lo == hi ? fmt::format("byte 0x{:08x}", lo) : fmt::format("bytes 0x{:08x}..0x{:08x}", lo, hi);
+      std::string ctx = namer.writer_context ? namer.writer_context(f.function, wr) : std::string();
+      if (ctx.empty()) {
+        w += fmt::format("    {} written last by 0x{:08x} (outside this function's listing: a function it called)\n",
+                         bytes, wr);
+      } else {
+        w += fmt::format("    {} written last by 0x{:08x}:\n", bytes, wr);
+        std::size_t pos = 0;
+        while (pos < ctx.size()) {
+          const std::size_t nl = ctx.find('\n', pos);
+          w += "    " + ctx.substr(pos, nl - pos) + "\n";
+          if (nl == std::string::npos) break;
+          pos = nl + 1;
+        }
+      }
+    }
+    return w;
+  };
+  if (!c.writers_known() && !cmp.bytes.empty())
+    s += "  (no writers: this case file predates version 3, which records the instruction behind each written "
+         "byte; capture again to see them)\n";
   for (const auto& g : groups) {
     std::string orig, port, mark;
     bool extra_only = true;
@@ -202,6 +259,7 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     }
     s += fmt::format("  {}{}:\n    original {}\n    port     {}\n             {}\n", g.name,
                      extra_only ? " (the port wrote bytes the original left alone)" : "", orig, port, mark);
+    s += writers_of(g);
   }
   for (const auto& r : cmp.registers)
     s += fmt::format("  register {}: original {} / port {}\n", r.name, r.original, r.port);

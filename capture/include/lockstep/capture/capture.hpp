@@ -102,8 +102,11 @@ struct CaptureReport {
 };
 
 /// Gives each case file the original function's code bytes (entry to the last instruction its jumps
-/// reach, at most 64 KiB) for the replay report's disassembly.
-void attach_function_code(std::vector<cases::CaseFile>& files, const harness::Snapshot& snapshot);
+/// reach, at most 64 KiB) and those of its private helpers (calls to where `profile` names no
+/// function: the stand-in's C body behind its thunk), for the replay report's disassembly and the
+/// instructions that wrote each byte.
+void attach_function_code(std::vector<cases::CaseFile>& files, const harness::Snapshot& snapshot,
+                          const harness::Profile& profile);
 
 /// Runs the profile's driver over the log's records and records every call of the chosen functions.
 Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,6 +55,16 @@ struct Poke {
   friend bool operator==(const Poke&, const Poke&) = default;
 };
 
+/// Consecutive written bytes [base, base + length) that one instruction of the original, at `writer`
+/// (its eip), wrote last in the call.
+struct WriterRun {
+  GuestAddr base = 0;
+  std::uint32_t length = 0;
+  GuestAddr writer = 0;
+  std::uint64_t end() const noexcept { return std::uint64_t{base} + length; }
+  friend bool operator==(const WriterRun&, const WriterRun&) = default;
+};
+
 /// Entry registers a poke set (Case::poked_registers), one bit each.
 enum RegisterBit : std::uint16_t {
   kPokedEax = 1u << 0, kPokedEbx = 1u << 1, kPokedEcx = 1u << 2, kPokedEdx = 1u << 3,
@@ -77,6 +88,10 @@ struct Case {
   ByteMap inputs;
   /// Bytes written (final values) anywhere but the stack below in.esp: compared byte for byte.
   ByteMap writes;
+  /// Who wrote `writes`: exactly its bytes, ascending, cut where the last writing instruction changes
+  /// (two runs touch only when their writers differ); or empty when not recorded (case files before
+  /// version 3): see writers_known().
+  std::vector<WriterRun> writers;
   /// Number of bytes written on the stack below in.esp (the callee's own frame): not compared, kept
   /// for reports.
   std::uint32_t frame_bytes_written = 0;
@@ -95,6 +110,11 @@ struct Case {
   /// globals at 0x4xxxxx under a stack at 0xffxxxxxx) is not stale.
   bool is_stale(GuestAddr a) const noexcept { return a >= stack_low && a < in.esp; }
   std::size_t stale_input_count() const;
+  /// Whether `writers` names the writer of every written byte (a case that wrote nothing has none to name).
+  bool writers_known() const noexcept { return !writers.empty() || writes.empty(); }
+  /// The address of the instruction that last wrote byte a: nullopt when the writers are not known
+  /// or a is not among the writes.
+  std::optional<GuestAddr> writer_of(GuestAddr a) const;
 
   friend bool operator==(const Case&, const Case&) = default;
 };

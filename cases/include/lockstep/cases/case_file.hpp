@@ -13,9 +13,10 @@
 
 namespace lockstep::cases {
 
-/// Version 2 records each case's stack bounds (Case::stack_low/stack_high); version 1 files are
-/// still read (their cases' bounds are 0: not recorded).
-inline constexpr std::uint32_t kCaseFileVersion = 2;
+/// Version 3 records, per written byte, the original's instruction that wrote it last
+/// (Case::writers), and the code of the function's private helpers (CaseFile::helper_code); version 2 each case's stack bounds (Case::stack_low/stack_high). Versions 1 and 2
+/// are still read (no writers known; version 1's bounds are 0: not recorded).
+inline constexpr std::uint32_t kCaseFileVersion = 3;
 inline constexpr std::uint32_t kOldestCaseFileVersion = 1;
 /// Named limits a reader enforces before allocating anything.
 inline constexpr std::uint32_t kMaxCasesPerFile = 1u << 20;
@@ -24,6 +25,14 @@ inline constexpr std::uint32_t kMaxRunBytes = 16u << 20;
 inline constexpr std::uint64_t kMaxCaseBodyBytes = std::uint64_t{1} << 30;
 inline constexpr std::uint32_t kMaxPokes = 4096;
 inline constexpr std::uint32_t kMaxStringBytes = 4096;
+
+/// Code bytes at a guest address.
+struct CodeRange {
+  GuestAddr base = 0;
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t end() const noexcept { return std::uint64_t{base} + bytes.size(); }
+  friend bool operator==(const CodeRange&, const CodeRange&) = default;
+};
 
 /// All cases of one function.
 struct CaseFile {
@@ -34,8 +43,14 @@ struct CaseFile {
   /// reached), so a replay report can show the original's disassembly without the snapshot.
   GuestAddr code_base = 0;
   std::vector<std::uint8_t> code;
+  /// (Version 3) the code of the function's private helpers, the calls it makes to where the profile
+  /// names no function (the stand-in's C body behind the thunk at the original's address), so the
+  /// listing and the instructions that wrote a byte there show too: ascending, apart from each other
+  /// and from [code_base, code_base + code.size()).
+  std::vector<CodeRange> helper_code;
 };
-inline constexpr std::uint32_t kMaxCodeBytes = 1u << 20;
+inline constexpr std::uint32_t kMaxCodeBytes = 1u << 20;  ///< all of a file's code, the helpers' included
+inline constexpr std::uint32_t kMaxHelperRanges = 256;
 
 /// Serialises to the on-disk bytes (deterministic: the same cases give the same bytes).
 std::vector<std::uint8_t> encode_case_file(const CaseFile& f);

@@ -79,5 +79,9 @@ class Disassembler {
 
 /// "  0041b66c  55                 push ebp" lines for a listing.
 std::string format_listing(const std::vector<Instruction>& listing);
+/// The listing lines of the instruction at `writer` (marked `>` in the first column) after at most
+/// `before` instructions preceding it in its basic block (which starts at a jump's target, after a
+/// jump, a return or a call, or after a gap in the listing); empty when `listing` does not hold it.
+std::string format_writer_context(const std::vector<Instruction>& listing, GuestAddr writer, std::size_t before);
 
 }  // namespace lockstep::harness

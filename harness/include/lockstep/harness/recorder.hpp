@@ -30,6 +30,15 @@ struct ByteRun {
   std::uint64_t end() const noexcept { return std::uint64_t{addr} + bytes.size(); }
 };
 
+/// Consecutive bytes that one instruction wrote last: [addr, addr + length) by the instruction at
+/// `writer`.
+struct WriterRun {
+  GuestAddr addr = 0;
+  std::uint32_t length = 0;
+  GuestAddr writer = 0;
+  std::uint64_t end() const noexcept { return std::uint64_t{addr} + length; }
+};
+
 /// Total bytes in a list of runs.
 std::uint64_t byte_count(const std::vector<ByteRun>& runs) noexcept;
 
@@ -45,6 +54,9 @@ struct Effects {
   /// stack. They are inputs, and a port that depends on them must say so (tyres::STALE_RATIO).
   std::vector<ByteRun> stale_stack_reads;
   std::vector<ByteRun> outputs;       ///< bytes written (final values), not below the entry esp
+  /// Who wrote the outputs: the same bytes as `outputs`, cut where the last writer changes, ascending.
+  /// Runs touch only when their writers differ.
+  std::vector<WriterRun> output_writers;
   std::vector<ByteRun> frame_writes;  ///< bytes written (final values) in [stack_low, entry_esp)
 };
 

@@ -71,7 +71,16 @@ struct FieldName {
 struct Namer {
   std::function<std::optional<FieldName>(std::uint32_t address)> field;
   std::function<std::string(std::uint32_t function)> disassembly;  ///< the original function's listing
+  /// The listing lines of the instruction at `writer` in `function`'s code, after the few before it in
+  /// its basic block (kWriterContext at most); empty when the listing does not hold it.
+  std::function<std::string(std::uint32_t function, std::uint32_t writer)> writer_context;
 };
+
+/// How many instructions before a writing instruction a mismatch report shows: those of the same
+/// basic block, at most this many — enough for one expression of compiled x87 or integer code (the
+/// loads, the arithmetic, the store: `fld`, `fmul`, `fadd`, `fstp`), few enough that every differing
+/// field's cause reads at a glance. The whole listing follows at the report's end.
+inline constexpr std::size_t kWriterContext = 4;
 
 class Labeler;
 /// The namer replay reports use: fields from the profile's labels (when `labels` is given; it must
