@@ -36,6 +36,7 @@ Result<std::vector<std::uint32_t>> add_found_states(cases::Corpus& searched, std
         nf.name = f.name;
         nf.code_base = f.code_base;
         nf.code = f.code;
+        nf.helper_code = f.helper_code;  // the private helpers' code, so a writer inside them is listed
         target.files.push_back(std::move(nf));
       }
   }
