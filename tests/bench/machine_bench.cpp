@@ -28,6 +28,7 @@
 #include <unicorn/unicorn.h>
 
 #include "lockstep/base/io.hpp"
+#include "lockstep/base/numbers.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -258,17 +259,40 @@ int standin_bench(const char* snapshot_path, const char* log_path, const char* p
 
 }  // namespace
 
+/// A count from the command line, strictly (lockstep/base/numbers.hpp): 1..max, or exit 2 naming it.
+std::uint64_t count_arg(const char* text, const char* what, std::uint64_t max) {
+  auto n = lockstep::parse_unsigned(text, max);
+  if (!n.ok() || *n == 0) {
+    std::fprintf(stderr, "lockstep_machine_bench: %s '%s' is not a number from 1 to %llu\n", what, text,
+                 static_cast<unsigned long long>(max));
+    std::exit(2);
+  }
+  return *n;
+}
+
 int main(int argc, char** argv) {
+  const char* usage =
+      "usage: lockstep_machine_bench [ITERATIONS] [REPEATS]\n"
+      "       lockstep_machine_bench --standin SNAPSHOT STEPLOG PROFILE [STEPS] [REPEATS]\n";
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--standin") {
-    if (argc < 5) {
-      std::fprintf(stderr, "usage: lockstep_machine_bench --standin SNAPSHOT STEPLOG PROFILE [STEPS] [REPEATS]\n");
+    if (argc < 5 || argc > 7) {
+      std::fputs(usage, stderr);
       return 2;
     }
-    return standin_bench(argv[2], argv[3], argv[4], argc > 5 ? std::strtoul(argv[5], nullptr, 0) : 800,
-                         argc > 6 ? std::atoi(argv[6]) : 3);
+    return standin_bench(argv[2], argv[3], argv[4], argc > 5 ? count_arg(argv[5], "STEPS", 1u << 24) : 800,
+                         argc > 6 ? static_cast<int>(count_arg(argv[6], "REPEATS", 1000)) : 3);
   }
-  const std::uint32_t iterations = argc > 1 ? static_cast<std::uint32_t>(std::strtoul(argv[1], nullptr, 0)) : 2'000'000;
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  if (argc > 3) {
+    std::fputs(usage, stderr);
+    return 2;
+  }
+  const auto iterations =
+      argc > 1 ? static_cast<std::uint32_t>(count_arg(argv[1], "ITERATIONS", 100'000'000)) : 2'000'000u;
+  const int repeats = argc > 2 ? static_cast<int>(count_arg(argv[2], "REPEATS", 1000)) : 3;
   const auto code = assemble(kLoop);
   const Snapshot snap = make(code);
   // Count the loop's instructions with Capstone: from loop_top to the jnz.
