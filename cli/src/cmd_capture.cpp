@@ -36,30 +36,45 @@ struct CaptureArgs {
   harness::MachineConfig limits;  ///< --budget, --timeout
 };
 
+/// What both kinds of capture read first: the profile (its bytes too, hashed into the manifest: the
+/// same bytes that were parsed) and the snapshot (with --image laid over it).
+struct CaptureInputs {
+  std::vector<std::uint8_t> profile_bytes;
+  harness::Profile profile;
+  harness::Snapshot snapshot;
+};
+
+Result<CaptureInputs> load_inputs(const CaptureArgs& a, const ImageOption& image, Io& io) {
+  CaptureInputs in;
+  LOCKSTEP_TRY(in.profile_bytes, read_file(a.profile, std::uint64_t{16} << 20));
+  LOCKSTEP_TRY(in.profile,
+               harness::parse_profile(std::string_view(reinterpret_cast<const char*>(in.profile_bytes.data()),
+                                                       in.profile_bytes.size()),
+                                      a.profile));
+  LOCKSTEP_TRY(in.snapshot, load_snapshot_with_image(a.snapshot, image, io));
+  return in;
+}
+
 /// Cases from a call list instead of a step log (--calls).
 int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.steplog.empty() || !a.functions.empty() || !a.pokes.empty() || !a.driver.empty())
     return report(io, Error::make(Errc::kUsage, "--calls replaces the step log, --fn, --poke and --driver: the call "
                                                 "list names the functions, arguments and pokes"));
-  auto profile_bytes = read_file(a.profile, std::uint64_t{16} << 20);
-  if (!profile_bytes.ok()) return report(io, profile_bytes.error());
-  auto profile = harness::parse_profile(
-      std::string_view(reinterpret_cast<const char*>(profile_bytes->data()), profile_bytes->size()), a.profile);
-  if (!profile.ok()) return report(io, profile.error());
-  auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
-  if (!snapshot.ok()) return report(io, snapshot.error());
+  auto in = load_inputs(a, image, io);
+  if (!in.ok()) return report(io, in.error());
+  auto& [profile_bytes, profile, snapshot] = *in;
   auto list = capture::read_call_list(a.calls);
   if (!list.ok()) return report(io, list.error());
   auto list_bytes = read_file(a.calls);
   if (!list_bytes.ok()) return report(io, list_bytes.error());
   capture::CallsCaptureOptions opt;
-  opt.snapshot_sha256 = snapshot->content_sha256();
-  auto rep = capture::capture_calls(*snapshot, *profile, *list, opt);
+  opt.snapshot_sha256 = snapshot.content_sha256();
+  auto rep = capture::capture_calls(snapshot, profile, *list, opt);
   if (!rep.ok()) return report(io, rep.error());
 
   cases::Manifest m;
-  m.profile = profile->name;
-  record_profile(m, a.profile, *profile_bytes, a.out);
+  m.profile = profile.name;
+  record_profile(m, a.profile, profile_bytes, a.out);
   m.snapshot_sha256 = opt.snapshot_sha256;
   m.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
                           std::filesystem::path(a.calls).filename().string(),
@@ -78,13 +93,9 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.calls.empty()) return run_capture_calls(a, image, io);
   if (a.steplog.empty() || a.functions.empty())
     return report(io, Error::make(Errc::kUsage, "capture needs a step log and --fn, or --calls FILE"));
-  auto profile_bytes = read_file(a.profile, std::uint64_t{16} << 20);
-  if (!profile_bytes.ok()) return report(io, profile_bytes.error());
-  auto profile = harness::parse_profile(
-      std::string_view(reinterpret_cast<const char*>(profile_bytes->data()), profile_bytes->size()), a.profile);
-  if (!profile.ok()) return report(io, profile.error());
-  auto snapshot = load_snapshot_with_image(a.snapshot, image, io);
-  if (!snapshot.ok()) return report(io, snapshot.error());
+  auto in = load_inputs(a, image, io);
+  if (!in.ok()) return report(io, in.error());
+  auto& [profile_bytes, profile, snapshot] = *in;
   auto log = capture::read_state_log(a.steplog);
   if (!log.ok()) return report(io, log.error());
   auto log_bytes = read_file(a.steplog);
@@ -96,13 +107,13 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   opt.jobs = a.jobs;
   opt.machine.block_budget = a.limits.block_budget;
   opt.machine.timeout_ms = a.limits.timeout_ms;
-  opt.snapshot_sha256 = snapshot->content_sha256();  // by content: the same state, the same corpus
+  opt.snapshot_sha256 = snapshot.content_sha256();  // by content: the same state, the same corpus
   for (const auto& f : a.functions) {
-    auto spec = profile->find_function(f);
+    auto spec = profile.find_function(f);
     if (!spec.ok()) return report(io, spec.error());
     opt.functions.push_back((*spec)->address);
   }
-  const harness::Labeler labels(*profile);
+  const harness::Labeler labels(profile);
   for (const auto& p : a.pokes) {
     auto poke = harness::parse_poke(p, labels);
     if (!poke.ok()) return report(io, poke.error().wrap("--poke {}", p));
@@ -115,12 +126,12 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
         fmt::print(io.err, "\rcapture: {} / {} steps, {} cases{}", done, total, cases, done == total ? "\n" : "");
       io.err.flush();
     };
-  auto rep = capture::capture(*snapshot, *log, *profile, opt);
+  auto rep = capture::capture(snapshot, *log, profile, opt);
   if (!rep.ok()) return report(io, rep.error());
 
   cases::Manifest m;
-  m.profile = profile->name;
-  record_profile(m, a.profile, *profile_bytes, a.out);
+  m.profile = profile.name;
+  record_profile(m, a.profile, profile_bytes, a.out);
   m.snapshot_sha256 = opt.snapshot_sha256;
   m.steplog_sha256 = to_hex(sha256(*log_bytes));
   m.driver = rep->driver;
