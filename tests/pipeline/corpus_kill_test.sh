@@ -15,26 +15,30 @@ trap 'rm -rf "$work"' EXIT
 
 "$root/scripts/record-standin" --mode emulated --build "$build" --no-build --steps 24 --pause-at 8 "$work/rec" >/dev/null
 capture() { "$lockstep" capture "$work/rec/snapshot.lks" "$work/rec/steps.log" --profile "$profile" --quiet "$@"; }
-# The old corpus and the new one differ in every file (other sampling, more functions).
+# The old corpus and the new one differ in every file (other sampling, more functions). Each lies at
+# the depth of the corpus the killed runs write ($work/t/corpus), because a manifest records the
+# profile's path relative to its corpus when the two share a tree (here: wherever $work and the
+# source tree share a top folder, such as /tmp).
+mkdir -p "$work/old" "$work/new"
 old_args=(--fn math::dot16 --fn tyres::tyres --every 3 --max 2)
 new_args=(--fn math::dot16 --fn tyres::tyres --fn forces::grip --fn Tables::length16 --every 1 --max 0)
-capture "${old_args[@]}" -o "$work/old" >/dev/null
-capture "${new_args[@]}" -o "$work/new" >/dev/null
-if diff -rq "$work/old" "$work/new" >/dev/null; then echo "FAIL: the old and new corpora are the same"; exit 1; fi
+capture "${old_args[@]}" -o "$work/old/corpus" >/dev/null
+capture "${new_args[@]}" -o "$work/new/corpus" >/dev/null
+if diff -rq "$work/old/corpus" "$work/new/corpus" >/dev/null; then echo "FAIL: the old and new corpora are the same"; exit 1; fi
 
 # A completed run over the old corpus: the new corpus, and nothing beside it.
-mkdir "$work/t" && cp -r "$work/old" "$work/t/corpus"
+mkdir "$work/t" && cp -r "$work/old/corpus" "$work/t/corpus"
 start=$(date +%s%N)
 capture "${new_args[@]}" -o "$work/t/corpus" >/dev/null
 took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-diff -r "$work/t/corpus" "$work/new" >/dev/null || { echo "FAIL: a completed capture did not give the new corpus"; exit 1; }
+diff -r "$work/t/corpus" "$work/new/corpus" >/dev/null || { echo "FAIL: a completed capture did not give the new corpus"; exit 1; }
 left=$(ls -A "$work/t" | grep -v '^corpus$' || true)
 [ -z "$left" ] || { echo "FAIL: left beside the corpus after a completed run: $left"; exit 1; }
 echo "a complete capture takes ${took_ms} ms; killing $kills runs at instants spread over it"
 
 old=0 new=0
 for i in $(seq 1 "$kills"); do
-  rm -rf "$work/t" && mkdir "$work/t" && cp -r "$work/old" "$work/t/corpus"
+  rm -rf "$work/t" && mkdir "$work/t" && cp -r "$work/old/corpus" "$work/t/corpus"
   # Instants from 40% to 160% of a run: the corpus is written at the end, so most land near it,
   # some after the run ended (the new corpus).
   delay_ms=$(( took_ms * (40 + 120 * i / kills) / 100 ))
@@ -46,13 +50,13 @@ for i in $(seq 1 "$kills"); do
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  if diff -r "$work/t/corpus" "$work/old" >/dev/null; then
+  if diff -r "$work/t/corpus" "$work/old/corpus" >/dev/null; then
     old=$((old + 1)); got=old
-  elif diff -r "$work/t/corpus" "$work/new" >/dev/null; then
+  elif diff -r "$work/t/corpus" "$work/new/corpus" >/dev/null; then
     new=$((new + 1)); got=new
   else
     echo "FAIL: kill $i at ${delay_ms} ms left a corpus that is neither the old nor the new one:"
-    diff -rq "$work/t/corpus" "$work/old" || true
+    diff -rq "$work/t/corpus" "$work/old/corpus" || true
     exit 1
   fi
   rc=0
@@ -62,6 +66,6 @@ for i in $(seq 1 "$kills"); do
   capture "${old_args[@]}" -o "$work/t/corpus" >/dev/null
   left=$(ls -A "$work/t" | grep -v '^corpus$' || true)
   [ -z "$left" ] || { echo "FAIL: kill $i: the next run left $left beside the corpus"; exit 1; }
-  diff -r "$work/t/corpus" "$work/old" >/dev/null || { echo "FAIL: kill $i: the next run did not write the old corpus"; exit 1; }
+  diff -r "$work/t/corpus" "$work/old/corpus" >/dev/null || { echo "FAIL: kill $i: the next run did not write the old corpus"; exit 1; }
 done
 echo "$kills kills: the old corpus $old times, the new one $new times, never a mix"
