@@ -257,7 +257,7 @@ class RaceObject : public RecordView {
 };
 
 /// A part of a drawn object (002 "The cars' drawn objects"; inventory 3.10): 18 body objects in three
-/// sets of six and four wheels (F145). Size and the vertex fields chosen (the raceport/racetwin table).
+/// sets of six and four wheels (F145). Size and the vertex fields chosen (port/CHOICES.md, "Car against car and damage").
 class Part : public RecordView {
  public:
   using RecordView::RecordView;
