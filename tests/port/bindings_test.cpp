@@ -193,8 +193,9 @@ TEST_F(Bindings, DamageHitAndTheWheels) {
 // The wall impacts: where the original consulted the option (its inputs hold [0x63334c]) the binding
 // applies the damage calls; where it did not (a stand-in whose damage function is a bare `ret`), the
 // binding reads nothing of the damage and writes only the impulses.
-TEST_F(Bindings, ImpactsApplyDamageWhereTheOriginalConsultedTheOption) {
-  const Car car = w.car(1);
+/// Car 1's wheel 0 against a wall (depth, direction, bounce) and moving into it; the registers of a call
+/// of body::impacts (0x416284) with the force and torque sums in fresh memory.
+lockstep::cases::Registers wall_hit(World& w, const Car& car) {
   const Point p = car.point(0);
   p.set(Point::wall_depth, 0x1000);
   p.set(Point::wall_dir, Vec3{-0x10000, 0, 0});
@@ -203,38 +204,34 @@ TEST_F(Bindings, ImpactsApplyDamageWhereTheOriginalConsultedTheOption) {
   const pod::GuestAddr sums = w.alloc(24);
   lockstep::cases::Registers in;
   in.eax = car.addr(), in.edx = sums, in.ebx = sums + 12;
-  const auto impacts = [&](pod::Memory& m, bool damage) {
-    Vec3 f, t;
-    std::vector<pod::body::Impact> calls;
-    pod::body::impacts(m, car.addr(), f, t, &calls);
-    m.put_vec3(sums, pod::math::add(m.vec3(sums), f));
-    m.put_vec3(sums + 12, pod::math::add(m.vec3(sums + 12), t));
-    if (damage) pod::damage::impacts(m, car.addr(), calls);
-  };
-  Case seam = record(0x416284, in, [&](pod::Memory& m) { impacts(m, false); });
+  return in;
+}
+
+/// What the original's body::impacts does with those registers: the impulses added to the sums, then,
+/// when the original consults the option, the damage calls.
+void impacts(pod::Memory& m, const lockstep::cases::Registers& in, bool damage) {
+  Vec3 f, t;
+  std::vector<pod::body::Impact> calls;
+  pod::body::impacts(m, in.eax, f, t, &calls);
+  m.put_vec3(in.edx, pod::math::add(m.vec3(in.edx), f));
+  m.put_vec3(in.ebx, pod::math::add(m.vec3(in.ebx), t));
+  if (damage) pod::damage::impacts(m, in.eax, calls);
+}
+
+// The wall impacts: where the original consulted the option (its inputs hold [0x63334c]) the binding
+// applies the damage calls; where it did not (a stand-in whose damage function is a bare `ret`), the
+// binding reads nothing of the damage and writes only the impulses.
+TEST_F(Bindings, ImpactsApplyDamageWhereTheOriginalConsultedTheOption) {
+  const lockstep::cases::Registers in = wall_hit(w, w.car(1));
+  Case seam = record(0x416284, in, [&](pod::Memory& m) { impacts(m, in, false); });
   EXPECT_FALSE(seam.inputs.contains(pod::addr::kDamageOption));
   auto cmp = replay(seam);
   EXPECT_TRUE(cmp.matched()) << cmp.bytes.size() << " bytes, " << cmp.outside_reads.size() << " outside reads";
 }
 
 TEST_F(Bindings, ImpactsWithTheDamageConsulted) {
-  const Car car = w.car(1);
-  const Point p = car.point(0);
-  p.set(Point::wall_depth, 0x1000);
-  p.set(Point::wall_dir, Vec3{-0x10000, 0, 0});
-  p.set(Point::bounce, 0x8000);
-  p.set(Point::velocity, Vec3{3 << 16, 0, 0});
-  const pod::GuestAddr sums = w.alloc(24);
-  lockstep::cases::Registers in;
-  in.eax = car.addr(), in.edx = sums, in.ebx = sums + 12;
-  Case c = record(0x416284, in, [&](pod::Memory& m) {
-    Vec3 f, t;
-    std::vector<pod::body::Impact> calls;
-    pod::body::impacts(m, car.addr(), f, t, &calls);
-    m.put_vec3(sums, pod::math::add(m.vec3(sums), f));
-    m.put_vec3(sums + 12, pod::math::add(m.vec3(sums + 12), t));
-    pod::damage::impacts(m, car.addr(), calls);
-  });
+  const lockstep::cases::Registers in = wall_hit(w, w.car(1));
+  Case c = record(0x416284, in, [&](pod::Memory& m) { impacts(m, in, true); });
   ASSERT_TRUE(c.inputs.contains_all(pod::addr::kDamageOption, 4));
   const pod::GuestAddr part4 = pod::RaceObject(w.m, pod::addr::kRaceObjects + 0x80).part(4);
   EXPECT_TRUE(c.writes.contains(part4 + 0x3c)) << "wheel 0's bit 0x10: part 4 hit";
