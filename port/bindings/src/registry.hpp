@@ -52,5 +52,6 @@ void add_collide(lockstep::cases::BindingSet& set);
 void add_step(lockstep::cases::BindingSet& set);
 void add_cars(lockstep::cases::BindingSet& set);
 void add_damage(lockstep::cases::BindingSet& set);
+void add_race(lockstep::cases::BindingSet& set);
 
 }  // namespace pod::bindings::detail

@@ -74,6 +74,28 @@ inline constexpr GuestAddr kToTemplate = 0x4545a8;
 /// Sound effects (eax = car, edx = slot); the car contact plays slot 7 (F097).
 inline constexpr GuestAddr kSoundEffect = 0x4b8d64;
 
+// --- The race loop and its clocks (003 "One frame", "What runs in a simulation step"; inventory 2.4) ---
+
+/// The race clock (003 row 4: + [0x60be0c] once a pass; 0 at "GO!", F155, F159).
+inline constexpr GuestAddr kRaceClock = 0x502740;
+/// The pass's frame time: frame_clock writes it (row 8), the next pass's steps and its race clock read
+/// it (003; chosen reading of G19: the word the race clock adds is the frame time the steps split).
+inline constexpr GuestAddr kPassFrameTime = 0x60be0c;
+/// frame_clock's last millisecond value (chosen: the word after 0x60be0c; G19). The countdown counts
+/// on it (003: "the countdown counts on wall_ms").
+inline constexpr GuestAddr kLastClock = 0x60be10;
+/// The step unit: a frame longer than 3 × this splits into steps (003 row 3; F154; value chosen, G19).
+inline constexpr GuestAddr kStepUnit = 0x60bdfc;
+/// 1 in a time trial, 0 in a race (chosen address: the word after the racer counts, the STEP record's
+/// "race modes"; F154).
+inline constexpr GuestAddr kTimeTrial = 0x61d5c8;
+/// The simulation step, the race step, the frame clock, the countdown, the zones (003, 000).
+inline constexpr GuestAddr kSimStep = 0x49a89c;
+inline constexpr GuestAddr kRaceStep = 0x49e63c;
+inline constexpr GuestAddr kFrameClock = 0x4ae894;
+inline constexpr GuestAddr kCountdown = 0x47b98c;
+inline constexpr GuestAddr kZones = 0x456dd4;
+
 // --- Track world (002, inventory 2.2) ---
 
 /// [0x57bf74] number of sectors; [0x57bf78] pointer to the 0x3c-byte sector records (000, 002).

@@ -396,6 +396,7 @@ class RaceBlock : public RecordView {
   }
   static constexpr Field<std::int32_t> phase{0x00};         // chosen: 1 during the countdown, 0 from "GO!"
   static constexpr Field<std::int32_t> racer_count{0x04};   // chosen: 8
+  static constexpr Field<std::uint32_t> go_time{0x08};      // chosen: the millisecond value of "GO!" (the countdown's end)
   static constexpr Field<std::int32_t> catch_up_base{addr::kCatchUpBase - addr::kRaceBlock};  // F127
   static constexpr Field<GuestAddr> catch_up_target_fn{addr::kCatchUpTargetFn - addr::kRaceBlock};
 };
