@@ -14,6 +14,13 @@ TEST(PodBindings, MatchTheProfile) {
       {
           {"sim_step", "the whole simulation step: the recording's driver runs it; its cases are the racers' "
                        "racer_step cases, which are bound"},
+          {"race::race_step", "runs the simulation steps, whose racers' controllers are the stand-in's scripted ones "
+                              "(not POD's, not ported); the whole-race follow checks it with their outputs laid "
+                              "from the CTRL records (tests/pipeline/port_race_test)"},
+          {"race::pass", "runs race_step (as race::race_step); checked by the whole-race follow"},
+          {"timeGetTime", "the stand-in's scripted millisecond clock, the system's part: the port's frame_clock "
+                          "takes the milliseconds as an argument (its binding plays the clock from the case)"},
+          {"steplog::frame", "the stand-in's step-log hook (the FRAME record): the recorder's, not the game's"},
           {"sound::play", "makes a system call: stubbed under the emulator, and the port reports its sound "
                           "slots instead of playing them"},
           {"memmove", "Watcom's C library: the port copies with its own code, and the capture sees the "

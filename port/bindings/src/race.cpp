@@ -11,18 +11,26 @@ namespace pod::bindings::detail {
 
 namespace {
 
-/// The millisecond value frame_clock read: the original asks the system clock (timeGetTime; the
-/// stand-in's scripted clock, stubbed under the emulator), which no memory byte holds before the call.
-/// The case shows it as the word frame_clock stored at [0x60be10]; the frame time [0x60be0c] the port
-/// computes from it and the last value is compared as ever.
-std::uint32_t clock_value(const Case& c) {
-  std::uint32_t v = 0;
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    const auto b = c.writes.get(pod::addr::kLastClock + i);
-    if (!b) return 0;
-    v |= std::uint32_t{*b} << (8 * i);
+/// The stand-in's scripted millisecond clock (its timeGetTime, profile label scripted_clock): +0 the
+/// last value it returned, +4 its number of readings. It is the system's part, outside the port.
+constexpr GuestAddr kScriptedClock = 0x7f1000;
+constexpr std::uint32_t kScriptedClockSize = 8;
+
+/// The clock frame_clock reads (timeGetTime) is the system's, not POD's: no memory byte holds its
+/// value before the call. The binding plays its part from the case: the clock's own writes (the stand-
+/// in's scripted clock keeps the value it returned at its +0) are laid as the call's effects, and
+/// that value is the port's `now`. The port computes [0x60be10] and the frame time [0x60be0c] itself.
+/// A case whose clock wrote nothing there (another clock) gives `now` = 0, and the comparison fails.
+std::uint32_t play_clock(pod::Memory& m, const Case& c) {
+  for (std::uint32_t i = 0; i < kScriptedClockSize; ++i)
+    if (!c.writes.contains(kScriptedClock + i)) return 0;
+  std::uint32_t now = 0;
+  for (std::uint32_t i = 0; i < kScriptedClockSize; ++i) {
+    const std::uint8_t b = *c.writes.get(kScriptedClock + i);
+    m.put_u8(kScriptedClock + i, b);
+    if (i < 4) now |= std::uint32_t{b} << (8 * i);
   }
-  return v;
+  return now;
 }
 
 }  // namespace
@@ -33,7 +41,7 @@ void add_race(lockstep::cases::BindingSet& set) {
     return ret_none();
   }));
   set.push_back(make(0x4ae894, "race::frame_clock", [](pod::Memory& m, const Case& c) {
-    race::frame_clock(m, clock_value(c));
+    race::frame_clock(m, play_clock(m, c));
     return ret_none();
   }));
   set.push_back(make(0x47b98c, "race::countdown", [](pod::Memory& m, const Case&) {
