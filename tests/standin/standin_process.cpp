@@ -61,7 +61,7 @@ std::string native_unavailable_reason() {
 }
 
 lockstep::Result<Run> run_standin(Mode mode, const std::vector<std::string>& args, std::optional<int> pause_at,
-                                  const std::filesystem::path& scratch) {
+                                  const std::filesystem::path& scratch, const std::string& pause_flag) {
   if (mode == Mode::kNative && !native_i386())
     return lockstep::Error::make(lockstep::Errc::kUnsupported, "native run asked for: {}", native_unavailable_reason());
   Run run;
@@ -74,7 +74,7 @@ lockstep::Result<Run> run_standin(Mode mode, const std::vector<std::string>& arg
   }
   argv.push_back(STANDIN_EXE);
   argv.insert(argv.end(), args.begin(), args.end());
-  if (pause_at) argv.insert(argv.end(), {"--pause-at", std::to_string(*pause_at)});
+  if (pause_at) argv.insert(argv.end(), {pause_flag, std::to_string(*pause_at)});
 
   const auto out = scratch / "stdout", err = scratch / "stderr";
   pid_t pid = spawn(argv, out, err);

@@ -35,9 +35,11 @@ bool native_i386();
 /// Why the native mode cannot run here (empty when it can): for a test's skip message.
 std::string native_unavailable_reason();
 
-/// Runs the stand-in with `args` in `mode`. With `pause_at`, passes --pause-at and takes the snapshot
-/// there. Mode::kNative on a kernel that cannot execute i386 programs is an error (Errc::kUnsupported).
+/// Runs the stand-in with `args` in `mode`. With `pause_at`, passes `pause_flag` (--pause-at: at a
+/// step; --pause-at-pass: at the start of a pass) with it and takes the snapshot there. Mode::kNative
+/// on a kernel that cannot execute i386 programs is an error (Errc::kUnsupported).
 lockstep::Result<Run> run_standin(Mode mode, const std::vector<std::string>& args, std::optional<int> pause_at,
-                                  const std::filesystem::path& scratch);
+                                  const std::filesystem::path& scratch,
+                                  const std::string& pause_flag = "--pause-at");
 
 }  // namespace standin_test

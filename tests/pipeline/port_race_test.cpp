@@ -1,0 +1,181 @@
+// The port alone follows the stand-in's whole race, pass by pass: the stand-in runs paused at the start
+// of pass 0 (--pause-at-pass 0, a snapshot of the whole process) with its state log; the snapshot goes
+// into a pod::FlatMemory — the memory a game gives the port — and pod::Race runs every pass from it
+// with the milliseconds the stand-in's clock gave (recovered from the FRAME records' frame-clock word,
+// 0x60be10: each pass's value less the one before). Every block of every FRAME record must equal the
+// port's bytes at the end of the same pass; the first difference is reported by pass, address and
+// field (the profile's names). No emulator and no case file: the port against the stand-in's own run.
+//
+// The controllers: the stand-in's are scripted (not POD's, and not ported), so each racer's
+// controller here lays what the stand-in's wrote in that step — the bytes of the racer's driver block
+// and of its car's +0x4ec (the controller's word, port/CHOICES.md) that differ between the step's
+// STEP record and the racer's CTRL record. Everything else the port computes: the catch-up, the car
+// steps, upside-down, the poses, the collision pass (cars and props), the damage, the clocks, the
+// countdown.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../standin/standin_process.hpp"
+#include "lockstep/capture/state_log.hpp"
+#include "lockstep/harness/labels.hpp"
+#include "lockstep/harness/profile.hpp"
+#include "pod/addresses.hpp"
+#include "pod/game.hpp"
+#include "pod/memory.hpp"
+
+namespace {
+
+using lockstep::capture::Record;
+using lockstep::capture::RecordKind;
+
+constexpr int kRacers = 8;
+constexpr std::uint32_t kControllerWord = 0x4ec;  // car +0x4ec: written by the controller (000)
+
+/// One controller's output: the bytes it changed, (address, value).
+using Output = std::vector<std::pair<pod::GuestAddr, std::uint8_t>>;
+
+/// The bytes of [address, address + size) that differ between two records' blocks.
+void changed(const Record& before, const Record& after, pod::GuestAddr address, std::uint32_t size, Output& out) {
+  const auto a = before.bytes_at(address, size);
+  const auto b = after.bytes_at(address, size);
+  if (!a.ok() || !b.ok()) return;
+  for (std::uint32_t i = 0; i < size; ++i)
+    if ((*a)[i] != (*b)[i]) out.emplace_back(address + i, (*b)[i]);
+}
+
+TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
+  const auto scratch = std::filesystem::temp_directory_path() / ("lockstep_port_race_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(scratch);
+  const auto log_path = scratch / "race.log";
+  // Auto: the port follows the state log, which both modes record identically.
+  auto run = standin_test::run_standin(standin_test::Mode::kAuto, {"--log", log_path.string()}, 0, scratch,
+                                       "--pause-at-pass");
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  ASSERT_EQ(run->exit_status, 0) << run->err;
+  ASSERT_TRUE(run->snapshot.has_value());
+  auto profile = lockstep::harness::load_profile(LOCKSTEP_SOURCE_DIR "/harness/profiles/pod.toml");
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  const lockstep::harness::Labeler names(*profile);
+
+  // The game's memory: every region of the snapshot, plus pages for the slip ratio's word (the
+  // original's is on its stack) and rand()'s C library block (the original's is the thread's own; the
+  // smoke it draws is no FRAME block, F169).
+  pod::FlatMemory m;
+  for (const auto& r : run->snapshot->regions) {
+    auto& bytes = m.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
+    std::copy(r.bytes.begin(), r.bytes.end(), bytes.begin());
+  }
+  constexpr pod::GuestAddr kSlipSlot = 0x00010000;
+  constexpr pod::GuestAddr kThreadBlock = 0x00011000;
+  ASSERT_FALSE(m.mapped(kSlipSlot, 0x2000)) << "the scratch pages are in the stand-in's image";
+  m.map(kSlipSlot, 0x1000);
+  m.map(kThreadBlock, 0x1000);
+  pod::step::Scratch s;
+  s.stale_slot = kSlipSlot;
+  s.thread_block = kThreadBlock;
+  pod::Race race(m, s);
+
+  // The controllers' outputs of the pass being read, by (step, racer).
+  std::map<std::pair<std::int32_t, int>, Output> outputs;
+  std::string missing;
+  for (int r = 0; r < kRacers; ++r)
+    race.set_controller(r, [&, r](pod::Memory& mem, pod::GuestAddr, pod::GuestAddr) {
+      const std::int32_t step = mem.i32(pod::addr::kFrameTime + 0xc);
+      const auto it = outputs.find({step, r});
+      if (it == outputs.end()) {
+        if (missing.empty())
+          missing = "the port ran racer " + std::to_string(r) + "'s turn in step " + std::to_string(step) +
+                    ", which the stand-in's log does not hold";
+        return;
+      }
+      for (const auto& [a, v] : it->second) mem.put_u8(a, v);
+    });
+
+  auto reader = lockstep::capture::StateLogReader::open(log_path);
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  std::optional<Record> step_record;
+  std::uint32_t last_clock = m.u32(pod::addr::kLastClock);
+  std::size_t passes = 0, matched = 0, steps = 0, contacts = 0, put_backs = 0;
+  std::string first_difference;
+  std::int32_t clock_at_end = 0;
+  while (first_difference.empty() && missing.empty()) {
+    auto next = reader->next();
+    ASSERT_TRUE(next.ok()) << next.error().message;
+    if (!next->has_value()) break;
+    Record& rec = **next;
+    if (rec.kind == RecordKind::kStep) {
+      step_record = std::move(rec);
+      continue;
+    }
+    if (rec.kind == RecordKind::kCtrl) {
+      ASSERT_TRUE(step_record && step_record->step == rec.step) << "a CTRL record without its step's STEP record";
+      const auto racer = static_cast<std::uint32_t>(rec.racer);
+      Output& out = outputs[{static_cast<std::int32_t>(rec.step), rec.racer}];
+      changed(*step_record, rec, pod::addr::kDrivers + racer * pod::addr::kDriverSize, pod::addr::kDriverSize, out);
+      changed(*step_record, rec, pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + kControllerWord, 4, out);
+      continue;
+    }
+    if (rec.kind != RecordKind::kFrame) continue;
+    // One pass: the milliseconds since the last pass, as the stand-in's clock gave them.
+    const auto clock = rec.bytes_at(pod::addr::kLastClock, 4);
+    ASSERT_TRUE(clock.ok()) << "FRAME record " << rec.racer << " holds no frame-clock word (0x60be10)";
+    const std::uint32_t now = (*clock)[0] | (*clock)[1] << 8 | (*clock)[2] << 16 | std::uint32_t{(*clock)[3]} << 24;
+    const pod::race::PassOut out = race.pass(now - last_clock);
+    last_clock = now;
+    ++passes;
+    steps += out.steps.size();
+    for (const auto& sim : out.steps) {
+      contacts += sim.contacts.size();
+      for (const auto& turn : sim.turns) put_backs += turn.put_back ? 1 : 0;
+    }
+    outputs.clear();
+    for (const auto& b : rec.blocks) {
+      std::vector<std::uint8_t> got(b.bytes.size());
+      if (!m.mapped(b.address, static_cast<std::uint32_t>(got.size()))) {
+        first_difference = "FRAME block at " + names.name(b.address) + " is not in the snapshot";
+        break;
+      }
+      m.read_bytes(b.address, got.data(), got.size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i] != b.bytes[i]) {
+          const auto a = static_cast<pod::GuestAddr>(b.address + i);
+          std::ostringstream o;
+          o << "pass " << rec.racer << " (after " << rec.step << " steps): first difference at 0x" << std::hex << a
+            << " " << names.field(a).text() << " (byte " << names.name(a) << "): port 0x" << int(got[i])
+            << ", stand-in 0x" << int(b.bytes[i]);
+          first_difference = o.str();
+          break;
+        }
+      if (!first_difference.empty()) break;
+    }
+    if (first_difference.empty()) ++matched;
+    EXPECT_EQ(static_cast<std::uint32_t>(race.steps()), rec.step) << "pass " << rec.racer;
+    clock_at_end = race.race_clock();
+  }
+  RecordProperty("passes", static_cast<int>(passes));
+  RecordProperty("matched", static_cast<int>(matched));
+  std::printf("port race: %zu of %zu passes equal their FRAME record (%zu simulation steps, %zu car contacts, "
+              "%zu put-backs, race clock %d)\n",
+              matched, passes, steps, contacts, put_backs, clock_at_end);
+  EXPECT_TRUE(missing.empty()) << missing;
+  EXPECT_TRUE(first_difference.empty()) << first_difference;
+  EXPECT_GE(passes, 2000u);
+  EXPECT_EQ(matched, passes);
+  EXPECT_GT(steps, passes) << "some passes split a long frame into several steps (F154)";
+  EXPECT_GT(contacts, 0u) << "the cars meet";
+  EXPECT_EQ(race.racers(), kRacers);
+  EXPECT_EQ(race.phase(), pod::Phase::kRacing);
+  std::filesystem::remove_all(scratch);
+}
+
+}  // namespace
