@@ -25,8 +25,8 @@ using podtest::World;
 namespace addr = pod::addr;
 
 /// A World with the race loop's words mapped: the racer counts and the time-trial word, the clock
-/// words, the race clock, the drawn objects and the damage option (off). No racer unless a test adds
-/// them, so a pass is its clocks alone.
+/// words, the race clock, the drawn objects, the damage option (off) and the props' words (none). No
+/// racer unless a test adds them, so a pass is its clocks alone.
 struct RaceLoop : ::testing::Test {
   World w;
   pod::race::Racers racers;
@@ -36,6 +36,7 @@ struct RaceLoop : ::testing::Test {
     w.m.map(addr::kRaceClock, 4);
     w.m.map(addr::kRaceObjects, 8 * addr::kRaceObjectSize);
     w.m.map(0x633300, 0x60);                 // the damage option words (0: off)
+    w.m.map(0x621298, 0x10);                 // the props' count (0: none), list and hit flags
     w.m.put_i32(addr::kStepUnit, pod::race::kStepUnit);
   }
   std::int32_t word(pod::GuestAddr a) { return w.m.i32(a); }
