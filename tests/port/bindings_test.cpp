@@ -1,4 +1,4 @@
-// The collision pass's and the damage's bindings: each runs its port function with the registers its
+// The collision pass's, the damage's and the race loop's bindings: each runs its port function with the registers its
 // profile entry names (the table of choices' argument lists), reads nothing the function itself does
 // not, and applies the car step's impact damage only where the original consulted the option. The
 // "original" of each case here is the port function called directly on a recording memory: this
@@ -17,6 +17,7 @@
 #include "pod/damage.hpp"
 #include "pod/hulls.hpp"
 #include "pod/math.hpp"
+#include "pod/race.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
 
@@ -237,6 +238,62 @@ TEST_F(Bindings, ImpactsWithTheDamageConsulted) {
   EXPECT_TRUE(c.writes.contains(part4 + 0x3c)) << "wheel 0's bit 0x10: part 4 hit";
   auto cmp = replay(c);
   EXPECT_TRUE(cmp.matched()) << cmp.bytes.size() << " bytes, " << cmp.outside_reads.size() << " outside reads";
+}
+
+
+
+// The frame clock's binding plays the clock from the case: the stand-in's scripted clock (its
+// timeGetTime, label scripted_clock 0x7f1000: +0 the value it returned, +4 its readings) writes its
+// state, frame_clock stores that value at 0x60be10 and the frame time at 0x60be0c; the port, given
+// the value from the clock's own write, writes the same bytes. The countdown needs no argument.
+TEST(RaceBindings, FrameClockTakesTheClocksValueAndTheCountdownNone) {
+  World w;
+  w.m.map(pod::addr::kStepUnit, 0x18);
+  w.m.map(pod::addr::kHumanRacers, 0x10);
+  w.m.map(pod::addr::kRaceClock, 4);
+  constexpr pod::GuestAddr kScriptedClock = 0x7f1000;
+  w.m.put_u32(pod::addr::kLastClock, 0x10000);
+  w.m.put_u32(kScriptedClock, 0x10000);
+  w.m.put_u32(kScriptedClock + 4, 7);
+  const lockstep::cases::BindingSet set = pod::bindings::all();
+  const auto replay = [&](const Case& c) {
+    const lockstep::cases::Binding* b = lockstep::cases::find_binding(set, c.function);
+    EXPECT_NE(b, nullptr);
+    return lockstep::cases::compare(c, b->run(c));
+  };
+  Capture cap(w.m);
+  cap.put_u32(kScriptedClock, 0x10000 + 40);  // the clock's reading: 40 ms later
+  cap.put_u32(kScriptedClock + 4, 8);
+  pod::race::frame_clock(cap, 0x10000 + 40);
+  Case c;
+  c.function = 0x4ae894;
+  c.in.esp = 0x190000;
+  c.out = c.in;
+  c.inputs = cap.inputs;
+  c.writes = cap.writes;
+  EXPECT_EQ(w.m.i32(pod::addr::kPassFrameTime), 40 * 65);
+  auto cmp = replay(c);
+  EXPECT_TRUE(cmp.matched()) << cmp.bytes.size() << " bytes differ";
+  // A wrong frame time in the case is caught: the port computes it, it is not copied.
+  c.writes.set(pod::addr::kPassFrameTime, 0x11);
+  EXPECT_FALSE(replay(c).matched());
+
+  w.m.put_i32(pod::addr::kHumanRacers, 1);
+  w.m.put_i32(pod::addr::kComputerRacers, 1);
+  w.driver(1).set(pod::Driver::stuck_timer, 5);
+  pod::RaceBlock(w.m).set(pod::RaceBlock::phase, 1);
+  pod::RaceBlock(w.m).set(pod::RaceBlock::go_time, 0x10000u + 40);
+  Capture cap2(w.m);
+  pod::race::countdown(cap2);
+  Case d;
+  d.function = 0x47b98c;
+  d.in.esp = 0x190000;
+  d.out = d.in;
+  d.inputs = cap2.inputs;
+  d.writes = cap2.writes;
+  EXPECT_EQ(pod::RaceBlock(w.m).get(pod::RaceBlock::phase), 0);
+  cmp = replay(d);
+  EXPECT_TRUE(cmp.matched()) << cmp.bytes.size() << " bytes differ";
 }
 
 }  // namespace
