@@ -13,8 +13,20 @@ using namespace pod::detail;
 
 namespace {
 
+/// Maps whatever of [base, base + size) is not mapped yet (a game may have mapped part of a block).
 void ensure(FlatMemory& m, GuestAddr base, std::uint32_t size) {
-  if (!m.mapped(base, size)) m.map(base, size);
+  if (m.mapped(base, size)) return;
+  std::uint32_t i = 0;
+  while (i < size) {
+    if (m.mapped(base + i, 1)) {
+      ++i;
+      continue;
+    }
+    std::uint32_t n = 1;
+    while (i + n < size && !m.mapped(base + i + n, 1)) ++n;
+    m.map(base + i, n);
+    i += n;
+  }
 }
 
 /// The hit flags at 0x6212a0 (A18: an array at the address), room for 256 props of 4 bytes.

@@ -36,7 +36,7 @@ struct RaceLoop : ::testing::Test {
     w.m.map(addr::kRaceClock, 4);
     w.m.map(addr::kRaceObjects, 8 * addr::kRaceObjectSize);
     w.m.map(0x633300, 0x60);                 // the damage option words (0: off)
-    w.m.map(0x621298, 0x10);                 // the props' count (0: none), list and hit flags
+    if (!w.m.mapped(0x621298, 8)) w.m.map(0x621298, 8);  // the props' count (0: none) and list
     w.m.put_i32(addr::kStepUnit, pod::race::kStepUnit);
   }
   std::int32_t word(pod::GuestAddr a) { return w.m.i32(a); }
