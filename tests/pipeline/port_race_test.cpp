@@ -5,6 +5,8 @@
 // 0x60be10: each pass's value less the one before). Every block of every FRAME record must equal the
 // port's bytes at the end of the same pass; the first difference is reported by pass, address and
 // field (the profile's names). No emulator and no case file: the port against the stand-in's own run.
+// The millisecond clock is the system's, not the game's: the stand-in's (a scripted timeGetTime) keeps
+// its state in memory, which each pass lays as the FRAME record shows it.
 //
 // The controllers: the stand-in's are scripted (not POD's, and not ported), so each racer's
 // controller here lays what the stand-in's wrote in that step — the bytes of the racer's driver block
@@ -40,6 +42,9 @@ using lockstep::capture::RecordKind;
 
 constexpr int kRacers = 8;
 constexpr std::uint32_t kControllerWord = 0x4ec;  // car +0x4ec: written by the controller (000)
+/// The stand-in's scripted millisecond clock (its timeGetTime; profile label scripted_clock).
+constexpr pod::GuestAddr kScriptedClock = 0x7f1000;
+constexpr std::uint32_t kScriptedClockSize = 8;
 
 /// One controller's output: the bytes it changed, (address, value).
 using Output = std::vector<std::pair<pod::GuestAddr, std::uint8_t>>;
@@ -84,6 +89,9 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   s.stale_slot = kSlipSlot;
   s.thread_block = kThreadBlock;
   pod::Race race(m, s);
+  const int props_at_start = race.props();
+  std::vector<pod::PropState> props_before;
+  for (int i = 0; i < props_at_start; ++i) props_before.push_back(race.prop(i));
 
   // The controllers' outputs of the pass being read, by (step, racer).
   std::map<std::pair<std::int32_t, int>, Output> outputs;
@@ -130,6 +138,10 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
     const auto clock = rec.bytes_at(pod::addr::kLastClock, 4);
     ASSERT_TRUE(clock.ok()) << "FRAME record " << rec.racer << " holds no frame-clock word (0x60be10)";
     const std::uint32_t now = (*clock)[0] | (*clock)[1] << 8 | (*clock)[2] << 16 | std::uint32_t{(*clock)[3]} << 24;
+    // The clock itself is the system's (the stand-in's scripted timeGetTime keeps its state at 0x7f1000):
+    // the port takes its value as an argument, and its state is laid as the stand-in's clock left it.
+    if (const auto* state = rec.find(kScriptedClock, kScriptedClockSize))
+      m.write_bytes(state->address, state->bytes.data(), state->bytes.size());
     const pod::race::PassOut out = race.pass(now - last_clock);
     last_clock = now;
     ++passes;
@@ -162,6 +174,14 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
     EXPECT_EQ(static_cast<std::uint32_t>(race.steps()), rec.step) << "pass " << rec.racer;
     clock_at_end = race.race_clock();
   }
+  // The props: how many are left, and how many of those stand elsewhere than at the start (a removal
+  // closes the list up, so a prop is matched by its record's place only when none was removed).
+  const int props_at_end = race.props();
+  int props_moved = 0;
+  for (int i = 0; i < props_at_end && props_at_end == props_at_start; ++i)
+    if (race.prop(i).position != props_before[static_cast<std::size_t>(i)].position) ++props_moved;
+  std::printf("port race: props %d at the start, %d at the end%s\n", props_at_start, props_at_end,
+              props_at_end == props_at_start ? (", " + std::to_string(props_moved) + " moved").c_str() : "");
   RecordProperty("passes", static_cast<int>(passes));
   RecordProperty("matched", static_cast<int>(matched));
   std::printf("port race: %zu of %zu passes equal their FRAME record (%zu simulation steps, %zu car contacts, "
@@ -173,6 +193,9 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   EXPECT_EQ(matched, passes);
   EXPECT_GT(steps, passes) << "some passes split a long frame into several steps (F154)";
   EXPECT_GT(contacts, 0u) << "the cars meet";
+  if (props_at_start > 0) {
+    EXPECT_LT(props_at_end, props_at_start) << "the stand-in's race removes a prop (F121)";
+  }
   EXPECT_EQ(race.racers(), kRacers);
   EXPECT_EQ(race.phase(), pod::Phase::kRacing);
   std::filesystem::remove_all(scratch);
