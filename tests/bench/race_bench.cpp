@@ -188,6 +188,19 @@ double standin_rate(const std::vector<std::string>& prefix, int n, int m) {
   return (n - m) / (tn - tm);
 }
 
+/// The first three fields of /proc/loadavg ("unknown" where there is none).
+std::string load_average() {
+  double a = 0, b = 0, c = 0;
+  FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return "unknown";
+  const int n = std::fscanf(f, "%lf %lf %lf", &a, &b, &c);
+  std::fclose(f);
+  if (n != 3) return "unknown";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", a, b, c);
+  return buf;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -235,14 +248,7 @@ int main(int argc, char** argv) {
     if (emulated) unicorn.push_back(standin_rate({STANDIN_RUN_EXE, "--quiet"}, passes, m));
   }
   std::printf("race_bench: %zu passes of 8 cars, %d repeats (medians; load average %s)\n", rec->ms.size(), repeats,
-              [] {
-                static char buf[64] = "unknown";
-                if (FILE* f = std::fopen("/proc/loadavg", "r")) {
-                  if (std::fgets(buf, sizeof buf, f) == nullptr) buf[0] = '\0';
-                  std::fclose(f);
-                }
-                return buf;
-              }());
+              load_average().c_str());
   const double p = median(port);
   std::printf("  port (pod::Race, FlatMemory)      %12.0f passes/s\n", p);
   if (native) {
