@@ -2,6 +2,8 @@
 // FUN_004ae894, the countdown FUN_0047b98c and one pass of FUN_0049d4c0 (003; port/CHOICES.md "The
 // race loop").
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "common.hpp"
 #include "pod/race.hpp"
@@ -18,6 +20,9 @@ GuestAddr driver_of(std::int32_t racer) {
 }
 /// [0x61d5bc] + [0x61d5c0]: the racers (humans first; A35 read as the collision pass reads it).
 std::int32_t racer_count(Memory& m) { return wrap_add(m.i32(addr::kHumanRacers), m.i32(addr::kComputerRacers)); }
+
+/// More steps than any clamped frame time asks of any sane unit (30000 / 1): a runaway, refused.
+constexpr std::int32_t kMostSteps = 30000;
 
 /// A 32-bit idiv (truncated towards zero); DivideFault where the original's would fault (#DE).
 std::int32_t idiv32(std::int32_t a, std::int32_t b) {
@@ -66,6 +71,11 @@ PassOut race_step(Memory& m, const Racers& racers) {
   Fixed dt = f;
   if (f > wrap_add(wrap_add(unit, unit), unit)) {  // F154: n equal steps
     n = idiv32(f, unit);
+    if (n > kMostSteps)
+      throw std::runtime_error("race_step: a frame time of " + std::to_string(f) + " over a step unit of " +
+                               std::to_string(unit) + " asks " + std::to_string(n) +
+                               " steps (frame_clock keeps the frame time at most 30000; is 0x60be0c or 0x60bdfc "
+                               "from another build?)");
     dt = idiv32(f, n);
   }
   for (std::int32_t i = 0; i < n; ++i) {

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstdint>
 #include <vector>
 
+#include "pod/math.hpp"
 #include "pod/race.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
@@ -105,6 +107,17 @@ TEST_F(RaceLoop, F154_OneStepUpToThreeUnitsThenNEqualSteps) {
     EXPECT_EQ(frame().get(FrameTime::sum), sum) << "F = " << r.f;
     EXPECT_LE(r.steps * r.dt, r.f);  // equal steps within the frame
   }
+}
+
+// A state no frame_clock leaves (a frame time far past its clamp over a unit of 1) asks billions of
+// steps: refused with the numbers named, not run.
+TEST_F(RaceLoop, AnAbsurdFrameOverTheUnitIsRefused) {
+  w.m.put_i32(addr::kPassFrameTime, 0x7fff0000);
+  w.m.put_i32(addr::kStepUnit, 1);
+  EXPECT_THROW(pod::race::race_step(w.m, racers), std::runtime_error);
+  EXPECT_EQ(frame().get(FrameTime::step), 0);
+  w.m.put_i32(addr::kStepUnit, 0);  // a unit of 0: the original's idiv faults (#DE)
+  EXPECT_THROW(pod::race::race_step(w.m, racers), pod::DivideFault);
 }
 
 // F154: no step while a time trial counts down; F160: the steps run during a race's countdown.
