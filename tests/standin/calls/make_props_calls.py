@@ -334,8 +334,22 @@ def hit_scene(dx=0.0, velocity=(0.0, 0.0, 0.0), prop_velocity=(0, 0, 0), damage=
     return pokes
 
 
+def hit_at(offset, **kw):
+    pokes = hit_scene(**kw)
+    at = (HERE[0] + offset[0], HERE[1] + offset[1], HERE[2] + offset[2])
+    return pokes + ["0x%x=%s" % (PROPS + 0x98, vec(*at))]
+
+
 hits = [
     ("apart: no contact", hit_scene(dx=3.0), 0),
+    ("apart along y", hit_at((0, 3.0, 0)), 0),
+    ("apart along z", hit_at((0, 0, 3.0)), 0),
+    ("within the radii on each axis, the centres beyond them", hit_at((2.2, 1.8, -0.3)), 0),
+    ("beside the car with a gap of 0.2: the reach falls short", hit_at((0, 1.7, -0.3)), 0),
+    ("behind the car's rear left, the car reversing at 8", hit_at((-2.18, 1.2, -0.3), velocity=(-8, 0, 0)), 0),
+    ("under the car's rear right, below its centre", hit_at((-1.9, -1.3, -0.7), velocity=(-8, -3, 0)), 0),
+    ("touching, the masses' sum not positive: impulse 0",
+     hit_scene(dx=-0.1, velocity=(10, 0, 0), shape=dict(BOX, mass=-40.0)), 0),
     ("racer 7 has no drawn object", hit_scene(), 7),
     ("touching, both standing: pushed apart, impulse 0, the prop hit", hit_scene(dx=-0.1), 0),
     ("the car closing at 10", hit_scene(dx=-0.1, velocity=(10, 0, 0)), 0),
@@ -372,6 +386,18 @@ knocks = [
     ("three props: 1 apart, 2 touching", prop(0, BOX, K, velocity=(0, 4, 0)) + prop(1, BOX, (K[0] + 3, K[1], K[2]))
      + prop(2, BOX, (K[0], K[1] + 0.58, K[2])), 3),
     ("one prop alone", prop(0, BOX, K), 1),
+    ("prop 1 behind prop 0 on x, below it, prop 0 backing into it",
+     prop(0, BOX, K, velocity=(-3, -1, 0)) + prop(1, BOX, (K[0] - 0.55, K[1] - 0.1, K[2] - 0.15)), 2),
+    ("apart along x", prop(0, BOX, K) + prop(1, BOX, (K[0] + 1.0, K[1], K[2])), 2),
+    ("apart along y", prop(0, BOX, K) + prop(1, BOX, (K[0], K[1] + 1.0, K[2])), 2),
+    ("apart along z", prop(0, BOX, K) + prop(1, BOX, (K[0], K[1], K[2] + 1.0)), 2),
+    ("diagonal, within the radii on each axis, the centres beyond them",
+     prop(0, BOX, K) + prop(1, BOX, (K[0] + 0.7, K[1] + 0.7, K[2] + 0.2)), 2),
+    ("turned 45 degrees beside, a gap between the boxes", prop(0, BOX, K) + prop(1, BOX, (K[0] + 0.78, K[1], K[2]), yaw(45)), 2),
+    ("touching, prop 1 coming at prop 0: separating along the normal, impulse 0",
+     prop(0, BOX, K) + prop(1, BOX, (K[0] + 0.58, K[1], K[2]), velocity=(4, 0, 0)), 2),
+    ("touching, both masses 0: impulse 0",
+     prop(0, dict(BOX, mass=0.0), K, velocity=(3, 0, 0)) + prop(1, dict(BOX, mass=0.0), (K[0] + 0.58, K[1], K[2])), 2),
 ]
 for why, pokes, count in knocks:
     call("knock: " + why, "props::knock", [0], FRAME + pokes + listed(count, [1] + [0] * (count - 1)))
@@ -380,15 +406,16 @@ call("knock: prop 1 of three knocks 0 and 2 (both touching it)", "props::knock",
      + listed(3, [0, 1, 0]))
 
 # ---- props::motion (F115-F121) -----------------------------------------------------------------------
-SINK = 0.34  # a box's centre 0.01 below its rest: its four bottom corners touch
+SINK = 0.25  # a box's centre 0.1 below its rest: its four bottom corners' push (depth x mass / dt^2) holds its weight
 motions = [
     ("a box in the air: falls, no faces", prop(0, BOX, road(z=3.0))),
     ("a box in the air, spinning", prop(0, BOX, road(z=3.0), spin=(1, 0.5, 2))),
     ("a box resting on four corners, still: settles (F120)", prop(0, BOX, road(z=SINK))),
     ("a box resting on four corners, moving at 2: not slow", prop(0, BOX, road(z=SINK), velocity=(2, 0, 0))),
     ("a box resting, spinning about up at 1 rad/s: damped x 0.916, not slow (F119)", prop(0, BOX, road(z=SINK), spin=(0, 0, 1))),
-    ("a cone resting on its three base points: settles", prop(0, CONE, road(z=CONE_REST - 0.01))),
-    ("a stick resting on its two points: never settles", prop(0, STICK, road(z=0.04))),
+    ("a cone resting on its three base points: settles", prop(0, CONE, road(z=CONE_REST - 0.057))),
+    ("a cone 0.01 into the road: its weight wins, falling faster than 0.5", prop(0, CONE, road(z=CONE_REST - 0.01))),
+    ("a stick resting on its two points: never settles", prop(0, STICK, road(z=0.0))),
     ("a box on the ground pushed along by 50: friction holds it (F117)", prop(0, BOX, road(z=SINK), force=(50, 0, 0))),
     ("a box on the ground pushed along by 200: it slides", prop(0, BOX, road(z=SINK), force=(200, 0, 0))),
     ("a box on the ground with a torque", prop(0, BOX, road(z=SINK), torque=(0, 3, 1))),
@@ -415,10 +442,15 @@ three = prop(0, BOX, road(-2)) + prop(1, CONE, road(0, CONE_REST)) + prop(2, STI
 for i, why in [(0, "the first of three"), (1, "the middle one"), (2, "the last")]:
     call("remove: " + why, "props::remove", [i], three + listed(3, [1, 0, 1]))
 call("remove: the only prop", "props::remove", [0], prop(0, BOX, road()) + listed(1, [1]))
+call("remove: an empty list (count 0)", "props::remove", [0], listed(0, []))
 
 # ---- the collision pass with props (cars::collisions, 000 "Props") --------------------------------------
 call("collisions: the snapshot as it is", "cars::collisions", [])
 call("collisions: no props", "cars::collisions", [], listed(0, []))
+call("collisions: no racers, a hit prop falling", "cars::collisions", [],
+     FRAME + ["racer_counts=" + u32(0) + u32(0)] + prop(0, BOX, road(z=2.0)) + listed(1, [1]))
+call("collisions: props none of them hit, the cars far away", "cars::collisions", [],
+     FRAME + prop(0, BOX, road(z=2.0)) + prop(1, BOX, road(2, 2.0)) + listed(2, [0, 0]))
 scene = hit_scene(dx=-0.1, velocity=(10, 0, 0))
 call("collisions: racer 0 hitting a box, which then moves", "cars::collisions", [], scene)
 call("collisions: racer 0 hitting a box beside another", "cars::collisions", [],
