@@ -13,6 +13,7 @@
 #include "pod/cars.hpp"
 #include "pod/collide.hpp"
 #include "pod/damage.hpp"
+#include "pod/props.hpp"
 #include "pod/drive.hpp"
 #include "pod/forces.hpp"
 #include "pod/frames.hpp"
