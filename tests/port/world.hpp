@@ -73,8 +73,8 @@ class World {
     m.map(pod::addr::kRacePaths, 4);  // no race paths
     m.map(pod::addr::kSmokeRing, pod::addr::kSmokeRingSize);
     m.map(pod::addr::kThreadBlockDefault, pod::addr::kThreadBlockSize);
-    // The props' words: count, list, hit flags, heap word, the hull test's two object slots (no props).
-    m.map(pod::addr::kPropCount, pod::addr::kPropObjects + 2 * pod::RaceObject::kSize - pod::addr::kPropCount);
+    // The props' words: count, list and hit flags (no props).
+    m.map(pod::addr::kPropCount, pod::addr::kPropHitFlags + pod::addr::kMaxProps - pod::addr::kPropCount);
     put_slip_curve();
     put_surfaces();
   }

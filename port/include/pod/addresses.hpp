@@ -93,20 +93,12 @@ inline constexpr GuestAddr kRacePaths = 0x543254;
 /// [0x62129c] the prop records ("Objets Collisionnables", 0xd0 each), [0x621298] their number (F110).
 inline constexpr GuestAddr kProps = 0x62129c;
 inline constexpr GuestAddr kPropCount = 0x621298;
-/// One hit-flag byte per prop at 0x6212a0 (an array, A18; a byte each, chosen), room for 64 props.
+/// One hit-flag byte per prop at 0x6212a0 (an array, A18; a byte each, chosen), room for 32 props.
 inline constexpr GuestAddr kPropHitFlags = 0x6212a0;
-inline constexpr std::uint32_t kPropHitFlagsSize = 0x40;
-/// [0x6212e0] the next free address for the props' hulls, points and records (chosen; the caller sets it).
-inline constexpr GuestAddr kPropHeap = 0x6212e0;
-/// Two object-shaped records (0x80 each) the hull test reads a prop through (chosen: cars::hull_test reads
-/// an object's +0x44 hull, +0x48 matrix and +0x6c position; F111 runs it with the prop as the second hull).
-inline constexpr GuestAddr kPropObjects = 0x621300;
-/// The prop types the environment reader fills: 0xd0 each, eight at most (chosen).
-inline constexpr GuestAddr kPropTypes = 0x650000;
-inline constexpr std::uint32_t kMaxPropTypes = 8;
+inline constexpr std::uint32_t kMaxProps = 32;
 /// The record keeping a prop contact's normal when the slant passes 0.885 (F114, A30; 0x18 bytes chosen).
-inline constexpr GuestAddr kPropSlant = 0x4f9440;
-inline constexpr std::uint32_t kPropSlantSize = 0x18;
+inline constexpr GuestAddr kPropRest = 0x4f9440;
+inline constexpr std::uint32_t kPropRestSize = 0x18;
 
 // --- The C library and the smoke (000 "Measuring"; G20, G22 chosen) ---
 

@@ -31,6 +31,20 @@ Fixed normal(Memory& m, const Vec3& a, const Vec3& b, Vec3& out);
 /// written only on a contact.
 int hull_test(Memory& m, GuestAddr object_a, GuestAddr object_b, GuestAddr contact);
 
+/// Where a box's hull pointer, matrix and position lie: a drawn object's (+0x44, +0x48, +0x6c) or a
+/// prop's (+0x34, +0x40, +0x98). The car-against-prop and prop-against-prop tests are hull_test's rule
+/// on a prop's fields (port/CHOICES.md "Props").
+struct Placement {
+  GuestAddr hull;      // the word holding the hull's address
+  GuestAddr matrix;    // 3 × 3 i32, row by row, axis k = column k
+  GuestAddr position;  // vec3, world
+  static Placement of_object(GuestAddr object);
+  static Placement of_prop(GuestAddr prop);
+};
+
+/// hull_test's rule on any two placed boxes.
+int hull_test(Memory& m, const Placement& a, const Placement& b, GuestAddr contact);
+
 /// FUN_004209c8 — the object's parts near the contact (eax = object, edx = its car, ebx = the contact
 /// record → eax = a mask, bit i for part i). Wheels 0..3 are parts 6..9, placed by the car's wheel
 /// points (F092).

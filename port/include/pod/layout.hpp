@@ -392,19 +392,18 @@ class Prop : public RecordView {
   static constexpr Field<std::int32_t> health{0x3c};
   static constexpr std::uint32_t kMatrix = 0x40;                // 3 × 3 i32 row by row, axis k = column k (A26)
   static constexpr Field<Vec3> rest_point{0x64};                // a point of the ground plane it rests on
-  static constexpr Field<GuestAddr> ground{0x70};               // the face it rests on: a record whose first 12 bytes
-                                                                //   are the plane's normal (a quad, a triangle, or
-                                                                //   0x4f9440, F114); 0 none
+  static constexpr Field<GuestAddr> ground{0x70};               // chosen: the record whose first 12 bytes are that
+                                                                //   plane's normal (a face, or 0x4f9440); 0 none
   static constexpr Field<Vec3> force{0x74};
   static constexpr Field<Vec3> torque{0x80};
   static constexpr Field<Vec3> velocity{0x8c};
   static constexpr Field<Vec3> position{0x98};                  // the centre of mass, world
   static constexpr Field<Vec3> spin{0xa4};                      // chosen: rad/s about the body axes 0, 1, 2
   static constexpr Field<GuestAddr> macro_list{0xb0};           // from the file; not read by the physics
+  static constexpr Field<GuestAddr> wall{0xb4};                 // chosen: the wall face it touches, 0 none
   static constexpr Field<GuestAddr> points{0xb8};               // the contact points, 0x40 each (a pointer, A02)
-  static constexpr Field<Fixed> last_impulse{0xbc};             // chosen: the last impulse given (props::knock's quarter)
-  static constexpr Field<GuestAddr> wall{0xc0};                 // chosen: the wall face it touches, 0 none
-  static constexpr Field<Vec3> wall_point{0xc4};                // chosen: that wall's first corner
+  static constexpr Field<Vec3> wall_point{0xbc};                // chosen: a point of that wall's plane
+  static constexpr Field<std::uint32_t> held{0xc8};             // chosen: 1 when a neighbour handed it its ground
   static constexpr GuestAddr at(GuestAddr list, std::uint32_t i) { return list + i * kSize; }
   /// Axis k (0, 1, 2): column k of the matrix.
   Vec3 axis(int k) const {
@@ -434,15 +433,15 @@ class PropPoint : public RecordView {
   static constexpr Field<Vec3> force{0x20};         // this motion's gravity and push
   static constexpr Field<Vec3> push{0x2c};
   static constexpr Field<GuestAddr> sector{0x38};
-  static constexpr Field<std::uint32_t> flags{0x3c};  // kTouchesGround, kTouchesWall
-  static constexpr std::uint32_t kTouchesGround = 1;
-  static constexpr std::uint32_t kTouchesWall = 2;
+  static constexpr Field<std::uint32_t> flags{0x3c};  // kUnderGround, kUnderWall
+  static constexpr std::uint32_t kUnderGround = 1;
+  static constexpr std::uint32_t kUnderWall = 2;
 };
 
-/// The slant record at 0x4f9440: a prop resting on another rests on this plane (F114, A30; layout chosen).
-class PropSlant : public RecordView {
+/// The record at 0x4f9440 a prop resting on another rests on (F114, A30; chosen layout).
+class PropRest : public RecordView {
  public:
-  explicit PropSlant(Memory& m) : RecordView(m, addr::kPropSlant) {}
+  explicit PropRest(Memory& m) : RecordView(m, addr::kPropRest) {}
   static constexpr Field<Vec3> normal{0x00};  // unit, pointing up
   static constexpr Field<Vec3> point{0x0c};   // the contact point
 };
