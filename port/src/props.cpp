@@ -450,15 +450,16 @@ void motion(Memory& m, std::uint32_t prop) {
   // F121: fallen 8 below its sector's low bound, with no neighbour holding it: removed.
   if (held == 0 && n > 0) {
     const GuestAddr sector = PropPoint(m, p.point(0)).get(PropPoint::sector);
-    if (moved.z < wrap_sub(Sector(m, sector).get(Sector::bounds_low).z, kFallDepth)) remove(m, prop);
+    const Fixed floor = m.i32(sector + Sector::bounds_low.offset + 8);  // the low bound's z
+    if (moved.z < wrap_sub(floor, kFallDepth)) remove(m, prop);
   }
 }
 
 // FUN_004adab0
 void remove(Memory& m, std::uint32_t prop) {
   const std::int32_t count = m.i32(addr::kPropCount);
-  const GuestAddr list = m.u32(addr::kProps);
-  for (std::uint32_t j = prop; static_cast<std::int32_t>(j + 1) < count; ++j) {
+  for (std::uint32_t j = prop; static_cast<std::int64_t>(j) + 1 < count; ++j) {
+    const GuestAddr list = m.u32(addr::kProps);
     copy_words(m, Prop::at(list, j), Prop::at(list, j + 1), Prop::kSize);
     m.put_u8(hit_flag(j), m.u8(hit_flag(j + 1)));
   }
