@@ -417,6 +417,20 @@ TEST_F(PropsWorld, F121_FallenPropRemovedAndTheNextSkipped) {
   EXPECT_EQ(count(), 1);
 }
 
+// F122: with no ground face the rest point is written 0 (where the original leaves a value its search
+// never set); the ground face too.
+TEST_F(PropsWorld, F122_NoGroundFaceRestPointZero) {
+  build({box()}, {{0, Vec3{60 << 16, 0, 0}, 0}, {0, Vec3{0, 0, 0x8000}, 0}});
+  prop(0).set(Prop::ground, 0x1111u);
+  prop(0).set(Prop::rest_point, Vec3{1, 2, 3});
+  pod::props::faces(w.m, prop(0).addr());
+  EXPECT_EQ(prop(0).get(Prop::ground), 0u);
+  EXPECT_EQ(prop(0).get(Prop::rest_point), Vec3{});
+  pod::props::faces(w.m, prop(1).addr());  // over the quad, within the band: the quad and its corner 0
+  EXPECT_EQ(prop(1).get(Prop::ground), ground_quad());
+  EXPECT_EQ(prop(1).get(Prop::rest_point), (Vec3{-50 << 16, -50 << 16, 0}));
+}
+
 // props::remove closes the list up: records and hit flags after the prop move down one, the count drops.
 TEST_F(PropsWorld, RemoveClosesTheListUp) {
   build({box()}, {{0, {}, 1}, {0, {}, 2}, {0, {}, 3}});
