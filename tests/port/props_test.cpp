@@ -443,6 +443,21 @@ TEST_F(PropsWorld, RemoveClosesTheListUp) {
   EXPECT_EQ(flag(2), 0);  // the last flag cleared
 }
 
+// What a renderer reads: each prop's record, drawn object, position and axes, in list order.
+TEST_F(PropsWorld, PosesForDrawing) {
+  TypeSpec t = box();
+  t.object = 0xabc;
+  build({t}, {{0, Vec3{1 << 16, 2 << 16, 3 << 16}, 0}, {0, Vec3{-4 << 16, 0, 0}, 0}});
+  prop(1).set_axis(0, Vec3{0, 0x10000, 0});
+  const std::vector<pod::props::Pose> poses = pod::props::poses(w.m);
+  ASSERT_EQ(poses.size(), 2u);
+  EXPECT_EQ(poses[0].record, prop(0).addr());
+  EXPECT_EQ(poses[0].object, 0xabcu);
+  EXPECT_EQ(poses[0].position, (Vec3{1 << 16, 2 << 16, 3 << 16}));
+  EXPECT_EQ(poses[0].axes[2], (Vec3{0, 0, 0x10000}));
+  EXPECT_EQ(poses[1].axes[0], (Vec3{0, 0x10000, 0}));
+}
+
 // With no props the collision pass reads the count and writes nothing the car pairs do not.
 TEST_F(PropsWorld, NoPropsNoWritesBeyondTheCarPairs) {
   podtest::RecordingMemory rec(w.m);
