@@ -20,6 +20,7 @@
 #include "pod/layout.hpp"
 #include "pod/math.hpp"
 #include "pod/memory.hpp"
+#include "pod/props.hpp"
 #include "pod/step.hpp"
 #include "pod/suspension.hpp"
 #include "pod/tables.hpp"
