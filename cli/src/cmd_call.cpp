@@ -131,7 +131,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
 
 Action setup_call(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto o = std::make_shared<CallOptions>();
-  app.add_option("snapshot", o->snapshot, "Snapshot file (lockstep, minidump or ELF core)")->required();
+  app.add_option("snapshot", o->snapshot, "Snapshot file (lockstep, minidump or ELF core), or a PE32 or ELF32 executable alone")->required();
   app.add_option("--profile", o->profile, "Profile (TOML) naming functions, stubs and labels")->required();
   app.add_option("--fn", o->fn, "Function: a profile name, its original symbol, or an address")->required();
   app.add_option("--arg", o->args,

@@ -152,7 +152,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
 
 Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   auto a = std::make_shared<CaptureArgs>();
-  app.add_option("snapshot", a->snapshot, "Whole-process snapshot (lockstep, minidump or ELF core)")->required();
+  app.add_option("snapshot", a->snapshot, "Whole-process snapshot (lockstep, minidump or ELF core), or a PE32 or ELF32 executable alone")->required();
   app.add_option("steplog", a->steplog, "State log (STEP/CTRL/PHYS records); not with --calls");
   app.add_option("--calls", a->calls, "Call list (TOML: [[call]] function, args, pokes) instead of a step log");
   app.add_option("--profile", a->profile,

@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "pod/damage.hpp"
+#include "pod/props.hpp"
 #include "pod/step.hpp"
 #include "pod/suspension.hpp"
 #include "pod/tables.hpp"
@@ -24,13 +25,17 @@ Fixed abs32(Fixed v) { return v < 0 ? wrap_neg(v) : v; }
 /// |d| ≤ limit, compared signed.
 bool within(Fixed d, Fixed limit) { return abs32(d) <= limit; }
 
+/// Axis k of the matrix at `matrix`: column k (m[k], m[3+k], m[6+k]).
+Vec3 axis_of(Memory& m, GuestAddr matrix, int k) {
+  const GuestAddr c = matrix + 4u * static_cast<std::uint32_t>(k);
+  return Vec3{m.i32(c), m.i32(c + 12), m.i32(c + 24)};
+}
+
 /// The hull centre c (object frame) in the world: position + c.x·axis0 + c.y·axis1 + c.z·axis2, each
 /// term a mul16, added in that order per component.
-Vec3 world_centre(const RaceObject& o, const Vec3& c) {
-  const Vec3 pos = o.get(RaceObject::position);
-  const Vec3 a0 = o.axis(0), a1 = o.axis(1), a2 = o.axis(2);
+Vec3 world_centre(const Vec3& pos, const Vec3 axes[3], const Vec3& c) {
   Vec3 w;
-  for (int j = 0; j < 3; ++j) w[j] = wrap_add(wrap_add(wrap_add(pos[j], mul16(c.x, a0[j])), mul16(c.y, a1[j])), mul16(c.z, a2[j]));
+  for (int j = 0; j < 3; ++j) w[j] = wrap_add(wrap_add(wrap_add(pos[j], mul16(c.x, axes[0][j])), mul16(c.y, axes[1][j])), mul16(c.z, axes[2][j]));
   return w;
 }
 
@@ -66,27 +71,38 @@ Fixed normal(Memory& m, const Vec3& a, const Vec3& b, Vec3& out) {
   return len;
 }
 
+Placement Placement::of_object(GuestAddr object) {
+  return Placement{object + RaceObject::hull.offset, object + RaceObject::kMatrix, object + RaceObject::position.offset};
+}
+
+Placement Placement::of_prop(GuestAddr prop) {
+  return Placement{prop + Prop::hull.offset, prop + Prop::kMatrix, prop + Prop::position.offset};
+}
+
 // FUN_00420548
 int hull_test(Memory& m, GuestAddr object_a, GuestAddr object_b, GuestAddr contact) {
-  const RaceObject oa(m, object_a), ob(m, object_b);
-  const Hull ha(m, oa.get(RaceObject::hull));
+  return hull_test(m, Placement::of_object(object_a), Placement::of_object(object_b), contact);
+}
+
+int hull_test(Memory& m, const Placement& a, const Placement& b, GuestAddr contact) {
+  const Hull ha(m, m.u32(a.hull));
   const Fixed ra = ha.get(Hull::radius);
-  const Hull hb(m, ob.get(RaceObject::hull));
+  const Hull hb(m, m.u32(b.hull));
   const Fixed rb = hb.get(Hull::radius);
   const Fixed reach_limit = wrap_add(ra, rb);
   for (std::uint32_t k = 0; k < 3; ++k) {  // F090: the positions within the summed radii on each axis
-    const Fixed pa = m.i32(oa.addr(RaceObject::position) + 4 * k);
-    const Fixed pb = m.i32(ob.addr(RaceObject::position) + 4 * k);
+    const Fixed pa = m.i32(a.position + 4 * k);
+    const Fixed pb = m.i32(b.position + 4 * k);
     if (!within(wrap_sub(pb, pa), reach_limit)) return 0;
   }
-  const Vec3 ca = world_centre(oa, ha.get(Hull::centre));
-  const Vec3 cb = world_centre(ob, hb.get(Hull::centre));
+  const Vec3 axes_a[3] = {axis_of(m, a.matrix, 0), axis_of(m, a.matrix, 1), axis_of(m, a.matrix, 2)};
+  const Vec3 ca = world_centre(m.vec3(a.position), axes_a, ha.get(Hull::centre));
+  const Vec3 axes_b[3] = {axis_of(m, b.matrix, 0), axis_of(m, b.matrix, 1), axis_of(m, b.matrix, 2)};
+  const Vec3 cb = world_centre(m.vec3(b.position), axes_b, hb.get(Hull::centre));
   const Fixed distance = centre_distance(m, ca, cb);
   if (distance > reach_limit) return 0;  // F090: the centres within that distance
   Vec3 n;
   normal(m, ca, cb, n);
-  const Vec3 axes_a[3] = {oa.axis(0), oa.axis(1), oa.axis(2)};
-  const Vec3 axes_b[3] = {ob.axis(0), ob.axis(1), ob.axis(2)};
   const Vec3 half_a = ha.get(Hull::half), half_b = hb.get(Hull::half);
   Fixed reach = 0;  // F090: Σ |n · axis| × half size over both boxes
   for (int k = 0; k < 3; ++k) reach = wrap_add(reach, mul16(abs32(dot16(n, axes_a[k])), half_a[k]));
@@ -147,11 +163,18 @@ std::uint32_t mark_parts(Memory& m, GuestAddr object, GuestAddr car, GuestAddr c
 
 // FUN_00420adc
 Fixed impulse(Memory& m, GuestAddr car_a, GuestAddr car_b, GuestAddr normal) {
-  const Car a(m, car_a), b(m, car_b);
-  const Fixed closing = dot16(sub(a.get(Car::velocity), b.get(Car::velocity)), m.vec3(normal));
-  if (closing <= 0) return 0;  // F093: the cars part
-  const std::int32_t ma = a.get(Car::mass);
-  const std::int32_t mb = b.get(Car::mass);
+  return impulse(m, Mover::of_car(car_a), Mover::of_car(car_b), normal);
+}
+
+Mover Mover::of_car(GuestAddr car) { return Mover{car + Car::velocity.offset, car + Car::mass.offset}; }
+
+Mover Mover::of_prop(GuestAddr prop) { return Mover{prop + Prop::velocity.offset, prop + Prop::mass.offset}; }
+
+Fixed impulse(Memory& m, const Mover& a, const Mover& b, GuestAddr normal) {
+  const Fixed closing = dot16(sub(m.vec3(a.velocity), m.vec3(b.velocity)), m.vec3(normal));
+  if (closing <= 0) return 0;  // F093: the two part
+  const std::int32_t ma = m.i32(a.mass);
+  const std::int32_t mb = m.i32(b.mass);
   const std::int32_t sum = wrap_add(ma, mb);
   if (sum <= 0) return 0;
   const std::int64_t reduced = (2 * static_cast<std::int64_t>(ma) * mb) / sum;
@@ -247,7 +270,7 @@ PairOut pair(Memory& m, int racer_a, int racer_b) {
 }
 
 // FUN_0042196c
-std::vector<PairOut> collisions(Memory& m) {
+std::vector<PairOut> collisions(Memory& m, Props props) {
   std::vector<PairOut> contacts;
   const std::int32_t racers = wrap_add(m.i32(addr::kHumanRacers), m.i32(addr::kComputerRacers));
   for (std::int32_t a = 0; a < racers; ++a) {
@@ -256,6 +279,7 @@ std::vector<PairOut> collisions(Memory& m) {
       if (out.contact) contacts.push_back(std::move(out));
     }
   }
+  if (props == Props::kRun) props::pass(m, racers);
   return contacts;
 }
 

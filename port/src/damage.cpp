@@ -29,12 +29,12 @@ void hurt(Memory& m, GuestAddr car, int w, Fixed grip_factor, Fixed resistance_f
   p.set(Point::rolling_resistance, wrap_add(p.get(Point::rolling_resistance), mul16(mul16(r, r), resistance_factor)));
 }
 
-/// Runs a part's chain: each element's macro with (part, argument); the next element as read before
-/// the call. The port knows the one macro the documents name; another does nothing here.
+}  // namespace
+
 void run_chain(Memory& m, GuestAddr part, GuestAddr chain) {
   int steps = 0;
   for (GuestAddr e = chain; e != 0;) {
-    if (++steps > kChainLimit) throw std::runtime_error("damage: a part's macro chain loops (more than 4096 elements)");
+    if (++steps > kChainLimit) throw std::runtime_error("damage: a macro chain loops (more than 4096 elements)");
     const ChainElement el(m, e);
     const GuestAddr macro = el.get(ChainElement::macro);
     const GuestAddr argument = el.get(ChainElement::argument);
@@ -43,8 +43,6 @@ void run_chain(Memory& m, GuestAddr part, GuestAddr chain) {
     e = next;
   }
 }
-
-}  // namespace
 
 // FUN_004545a8
 void to_template(Memory& m, GuestAddr part, GuestAddr templ) {

@@ -29,10 +29,6 @@ void ensure(FlatMemory& m, GuestAddr base, std::uint32_t size) {
   }
 }
 
-/// The hit flags at 0x6212a0 (A18: an array at the address), room for 256 props of 4 bytes.
-constexpr GuestAddr kPropHitFlags = 0x6212a0;
-constexpr std::uint32_t kPropHitFlagsSize = 0x400;
-
 }  // namespace
 
 Race::Race(Memory& memory, const step::Scratch& scratch) : m_(&memory) { racers_.scratch = scratch; }
@@ -54,8 +50,7 @@ void Race::map_blocks(FlatMemory& m) {
   ensure(m, addr::kStepUnit, addr::kLastClock + 4 - addr::kStepUnit);
   ensure(m, addr::kRaceClock, 4);
   ensure(m, addr::kDamageBlock, addr::kDamageOption + 4 - addr::kDamageBlock);  // options, difficulty
-  ensure(m, kPropCount, 8);
-  ensure(m, kPropHitFlags, kPropHitFlagsSize);
+  ensure(m, addr::kPropCount, addr::kPropHitFlags + addr::kMaxProps - addr::kPropCount);  // count, list, hit flags
   step::map_scratch(m, default_scratch());
 }
 
@@ -114,15 +109,15 @@ CarState Race::car(int racer) const {
   return s;
 }
 
-int Race::props() const { return m_->i32(kPropCount); }
+int Race::props() const { return m_->i32(addr::kPropCount); }
 
 PropState Race::prop(int index) const {
   if (index < 0 || index >= props())
     throw std::out_of_range("prop " + std::to_string(index) + " is not 0.." + std::to_string(props() - 1));
-  const GuestAddr p = m_->u32(kPropList) + static_cast<GuestAddr>(index) * kPropSize;
+  const Prop p(*m_, Prop::at(m_->u32(addr::kProps), static_cast<std::uint32_t>(index)));
   PropState s;
-  s.position = m_->vec3(p + 0x98);
-  for (std::uint32_t k = 0; k < 9; ++k) s.matrix[k] = m_->i32(p + 0x40 + 4 * k);
+  s.position = p.get(Prop::position);
+  for (std::uint32_t k = 0; k < 9; ++k) s.matrix[k] = p.get(Field<Fixed>{Prop::kMatrix + 4 * k});
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <set>
+#include <vector>
 
 #include "lockstep/cases/binding.hpp"
 #include "lockstep/cases/compare.hpp"
@@ -17,6 +18,7 @@
 #include "pod/damage.hpp"
 #include "pod/hulls.hpp"
 #include "pod/math.hpp"
+#include "pod/props.hpp"
 #include "pod/race.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
@@ -240,8 +242,6 @@ TEST_F(Bindings, ImpactsWithTheDamageConsulted) {
   EXPECT_TRUE(cmp.matched()) << cmp.bytes.size() << " bytes, " << cmp.outside_reads.size() << " outside reads";
 }
 
-
-
 // The frame clock's binding plays the clock from the case: the stand-in's scripted clock (its
 // timeGetTime, label scripted_clock 0x7f1000: +0 the value it returned, +4 its readings) writes its
 // state, frame_clock stores that value at 0x60be10 and the frame time at 0x60be0c; the port, given
@@ -294,6 +294,86 @@ TEST(RaceBindings, FrameClockTakesTheClocksValueAndTheCountdownNone) {
   EXPECT_EQ(pod::RaceBlock(w.m).get(pod::RaceBlock::phase), 0);
   cmp = replay(d);
   EXPECT_TRUE(cmp.matched()) << cmp.bytes.size() << " bytes differ";
+}
+
+// The props' bindings: each function with the registers its profile entry names. A box prop sits just
+// ahead of car 0's nose (overlapping by 0.1), a second box beside it, both in the air over the track.
+struct PropBindings : Bindings {
+  static constexpr pod::GuestAddr kFree = 0x900000;
+  pod::GuestAddr environment = 0;
+  void SetUp() override {
+    Bindings::SetUp();
+    w.m.map(kFree, 0x10000);
+    const pod::Vec3 c = pod::RaceObject(w.m, pod::addr::kRaceObjects).get(pod::RaceObject::position);
+    // One type: a unit box (hull 0.5, its eight corners of mass 1/8), then two props.
+    std::vector<std::int32_t> words{1, 0, 0x8000, 0x8000, 0x8000, World::fx(std::hypot(0.5, 0.5)), 0, 0, 0,
+                                    0x10000, 0x8000, 0x8000, 0x8000, 100 << 16, 0x10000, 0, 8};
+    for (int k = 0; k < 8; ++k)
+      words.insert(words.end(), {0, (k & 1) ? 0x8000 : -0x8000, (k & 2) ? 0x8000 : -0x8000, (k & 4) ? 0x8000 : -0x8000, 0x2000});
+    words.push_back(2);
+    for (const pod::Fixed dx : {World::fx(1.9), World::fx(2.8)})
+      words.insert(words.end(), {0, 0, c.x + dx, c.y, c.z, 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x10000});
+    environment = w.alloc(static_cast<std::uint32_t>(4 * words.size()));
+    for (std::size_t i = 0; i < words.size(); ++i) w.m.put_i32(environment + 4 * static_cast<std::uint32_t>(i), words[i]);
+  }
+  pod::GuestAddr prop(std::uint32_t i) { return w.m.u32(pod::addr::kProps) + pod::Prop::kSize * i; }
+};
+
+TEST_F(PropBindings, EachPropFunctionTakesItsRegisters) {
+  lockstep::cases::Registers in;
+  in.eax = environment, in.edx = kFree;
+  pod::GuestAddr end = 0;
+  Case c = record(0x468cfc, in, [&](pod::Memory& m) { end = pod::props::build(m, environment, kFree); });
+  c.returns = lockstep::cases::Returns::kEax;
+  c.out.eax = end;
+  EXPECT_TRUE(replay(c).matched());
+  in = {};
+  in.eax = prop(0);
+  c = record(0x4547a4, in, [&](pod::Memory& m) { pod::props::faces(m, prop(0)); });
+  EXPECT_TRUE(replay(c).matched());
+  c = record(0x454654, in, [&](pod::Memory& m) { pod::props::centre(m, prop(0)); });
+  EXPECT_TRUE(replay(c).matched());
+  w.car(0).set(Car::velocity, Vec3{5 << 16, 0, 0});
+  in.eax = 0, in.edx = 0;
+  int hit = 0;
+  c = record(0x4215a8, in, [&](pod::Memory& m) { hit = pod::props::car_hit(m, 0, 0); });
+  ASSERT_EQ(hit, 1);
+  c.returns = lockstep::cases::Returns::kEax;
+  c.out.eax = 1;
+  EXPECT_TRUE(replay(c).matched());
+  const pod::GuestAddr n = pod::addr::kContact, point = pod::addr::kContact + 0x10;
+  in.eax = prop(1), in.edx = n, in.ebx = static_cast<std::uint32_t>(-0x30000), in.ecx = point;
+  c = record(0x4214b4, in, [&](pod::Memory& m) { pod::props::impulse(m, prop(1), n, -0x30000, point); });
+  EXPECT_TRUE(replay(c).matched());
+  w.m.put_vec3(prop(0) + pod::Prop::velocity.offset, Vec3{4 << 16, 0, 0});
+  in = {};
+  in.eax = 0;
+  c = record(0x421750, in, [&](pod::Memory& m) { pod::props::knock(m, 0); });
+  EXPECT_FALSE(c.writes.empty()) << "the boxes touch";
+  EXPECT_TRUE(replay(c).matched());
+  in.eax = 1;
+  c = record(0x454a98, in, [&](pod::Memory& m) { pod::props::motion(m, 1); });
+  EXPECT_TRUE(replay(c).matched());
+  in.eax = 0;
+  c = record(0x4adab0, in, [&](pod::Memory& m) { pod::props::remove(m, 0); });
+  EXPECT_TRUE(replay(c).matched());
+}
+
+// The collision pass runs its props' part where the original read the prop count, and not where it
+// did not (a state captured before the props: the pass then writes what the car pairs write).
+TEST_F(PropBindings, CollisionsRunThePropsWhereTheCountWasRead) {
+  pod::props::build(w.m, environment, kFree);
+  w.m.put_i32(pod::addr::kHumanRacers, 1);
+  w.car(0).set(Car::velocity, Vec3{5 << 16, 0, 0});
+  lockstep::cases::Registers in;
+  Case with = record(0x42196c, in, [&](pod::Memory& m) { pod::cars::collisions(m); });
+  EXPECT_TRUE(with.inputs.contains_all(pod::addr::kPropCount, 4));
+  EXPECT_TRUE(with.writes.contains_all(prop(0) + pod::Prop::force.offset, 12)) << "the box was hit";
+  EXPECT_TRUE(replay(with).matched());
+  pod::props::build(w.m, environment, kFree);
+  Case without = record(0x42196c, in, [&](pod::Memory& m) { pod::cars::collisions(m, pod::cars::Props::kNone); });
+  EXPECT_FALSE(without.inputs.contains_all(pod::addr::kPropCount, 4));
+  EXPECT_TRUE(replay(without).matched());
 }
 
 }  // namespace

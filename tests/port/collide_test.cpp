@@ -157,6 +157,18 @@ TEST_F(FactsCollide, F075_ChassisSearchesEvery17thCall) {
   car.point(3).set(Point::touching, std::uint8_t{1});
   car.point(2).set(Point::contact_normal, Vec3{0x10000, 0, 0});
   EXPECT_TRUE(pod::collide::chassis_searches(w.m, car.addr())) << "a normal away from up";
+  car.point(2).set(Point::contact_normal, Vec3{0, 0, 0x10000});
+  // Whichever wheel is the one off the ground or tilted away, the first included: every wheel counts.
+  for (int i = 0; i < 4; ++i) {
+    w.m.put_i32(pod::addr::kChassisSearchCounter, 0);  // far from the 17th call
+    car.point(i).set(Point::touching, std::uint8_t{0});
+    EXPECT_TRUE(pod::collide::chassis_searches(w.m, car.addr())) << "wheel " << i << " off the ground";
+    car.point(i).set(Point::touching, std::uint8_t{1});
+    car.point(i).set(Point::contact_normal, Vec3{0, 0x10000, 0});
+    EXPECT_TRUE(pod::collide::chassis_searches(w.m, car.addr())) << "wheel " << i << "'s normal across up";
+    car.point(i).set(Point::contact_normal, Vec3{0, 0, 0x10000});
+    EXPECT_FALSE(pod::collide::chassis_searches(w.m, car.addr())) << "all four down again, the counter at 3";
+  }
 }
 
 // F074: anything under the chassis point pushes it out with a depth and a bounce.

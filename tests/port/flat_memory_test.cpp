@@ -131,6 +131,33 @@ TEST(FlatMemory, EveryWidthSpansRangeBoundaries) {
   EXPECT_THROW(m.u16(0x200f), pod::MemoryFault);
 }
 
+// A load or store running past a range's end faults wherever the range lies, its base close below
+// 2^31 too: there a 32-bit sum of base and address wraps to a small number (0x7fffffff + 0x8000000d
+// = 2^32 + 12), but only the offset into the range (here 14) says how much of it is left.
+TEST(FlatMemory, AccessesPastARangesEndFaultWhereverTheRangeLies) {
+  for (const std::uint32_t base : {0x7fffffffu, 0x7ffffffcu, 0x7ffffff9u}) {
+    pod::FlatMemory m;
+    m.map(base, 0x10);
+    const std::uint32_t end = base + 0x10;
+    for (const std::uint32_t past : {1u, 2u, 3u}) {  // an access of 4 bytes ending 1 to 3 bytes past the end
+      EXPECT_THROW(m.u32(end - 4 + past), pod::MemoryFault) << std::hex << base << " +" << past;
+      EXPECT_THROW(m.put_u32(end - 4 + past, 0x01020304u), pod::MemoryFault) << std::hex << base << " +" << past;
+    }
+    for (std::uint32_t past = 1; past < 8; ++past) {
+      EXPECT_THROW(m.load64(end - 8 + past), pod::MemoryFault) << std::hex << base << " +" << past;
+      EXPECT_THROW(m.store64(end - 8 + past, ~0ull), pod::MemoryFault) << std::hex << base << " +" << past;
+    }
+    EXPECT_THROW(m.u16(end - 1), pod::MemoryFault) << std::hex << base;
+    for (std::uint32_t a = base; a != end; ++a) EXPECT_EQ(m.u8(a), 0) << std::hex << a << ": a faulting store writes nothing";
+    // With the next range mapped the same accesses read and write across the boundary.
+    m.map(end, 0x10);
+    m.put_u32(end - 2, 0xa1b2c3d4u);
+    EXPECT_EQ(m.u8(end - 2), 0xd4);
+    EXPECT_EQ(m.u8(end + 1), 0xa1);
+    EXPECT_EQ(m.u32(end - 2), 0xa1b2c3d4u);
+  }
+}
+
 // A store that would run into unmapped bytes faults before writing any byte, even across ranges.
 TEST(FlatMemory, AFaultingSpanningStoreWritesNothing) {
   pod::FlatMemory m;

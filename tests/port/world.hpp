@@ -73,6 +73,8 @@ class World {
     m.map(pod::addr::kRacePaths, 4);  // no race paths
     m.map(pod::addr::kSmokeRing, pod::addr::kSmokeRingSize);
     m.map(pod::addr::kThreadBlockDefault, pod::addr::kThreadBlockSize);
+    // The props' words: count, list and hit flags (no props).
+    m.map(pod::addr::kPropCount, pod::addr::kPropHitFlags + pod::addr::kMaxProps - pod::addr::kPropCount);
     put_slip_curve();
     put_surfaces();
   }

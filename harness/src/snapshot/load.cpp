@@ -6,6 +6,7 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/harness/elf_core.hpp"
+#include "lockstep/harness/elf_exec.hpp"
 #include "lockstep/harness/minidump.hpp"
 #include "lockstep/harness/pe32.hpp"
 
@@ -36,6 +37,7 @@ const char* snapshot_format_name(SnapshotFormat f) noexcept {
     case SnapshotFormat::kLockstep: return "lockstep";
     case SnapshotFormat::kMinidump: return "minidump";
     case SnapshotFormat::kElfCore: return "elf-core";
+    case SnapshotFormat::kElfExec: return "elf-exec";
     case SnapshotFormat::kPe32: return "pe32";
     case SnapshotFormat::kUnknown: break;
   }
@@ -45,7 +47,7 @@ const char* snapshot_format_name(SnapshotFormat f) noexcept {
 SnapshotFormat detect_snapshot_format(std::span<const std::uint8_t> b) noexcept {
   if (is_lockstep_snapshot(b)) return SnapshotFormat::kLockstep;
   if (starts_with(b, kMinidumpMagic)) return SnapshotFormat::kMinidump;
-  if (starts_with(b, kElfMagic)) return SnapshotFormat::kElfCore;
+  if (starts_with(b, kElfMagic)) return is_elf_executable(b) ? SnapshotFormat::kElfExec : SnapshotFormat::kElfCore;
   if (starts_with(b, kPeMagic)) return SnapshotFormat::kPe32;
   return SnapshotFormat::kUnknown;
 }
@@ -65,6 +67,10 @@ Result<Snapshot> decode_any_snapshot(std::span<const std::uint8_t> bytes, std::s
       LOCKSTEP_TRY(ElfCore core, read_elf_core(bytes, what));
       return std::move(core.snapshot);
     }
+    case SnapshotFormat::kElfExec: {
+      LOCKSTEP_TRY(ElfExecutable exe, parse_elf_executable(bytes, what));
+      return snapshot_from_elf_executable(exe);
+    }
     case SnapshotFormat::kPe32: {
       LOCKSTEP_TRY(Pe32Image image, parse_pe32(bytes, what));
       return snapshot_from_image(image);
@@ -82,7 +88,7 @@ Result<Snapshot> decode_any_snapshot(std::span<const std::uint8_t> bytes, std::s
                        shown.empty() ? "empty" : shown);
   return Error::make(Errc::kBadMagic,
                      "{}: unknown snapshot format: first bytes {} (expected \"LKSNAP\\r\\n\" for a lockstep snapshot, "
-                     "\"MDMP\" for a minidump, 7f 45 4c 46 for an ELF core)",
+                     "\"MDMP\" for a minidump, 7f 45 4c 46 for an ELF core or executable, \"MZ\" for a PE32 image)",
                      what, shown.empty() ? "(empty file)" : shown);
 }
 

@@ -77,6 +77,7 @@ lockstep::cases::BindingSet all() {
   detail::add_putback(set);
   detail::add_cars(set);
   detail::add_damage(set);
+  detail::add_props(set);
   detail::add_race(set);
   return set;
 }

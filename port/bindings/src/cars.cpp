@@ -59,8 +59,9 @@ void add_cars(lockstep::cases::BindingSet& set) {
   set.push_back(make(0x42127c, "cars::pair", [](pod::Memory& m, const Case& c) {
     return ret_eax(cars::pair(m, static_cast<int>(c.in.eax), static_cast<int>(c.in.edx)).impulse);
   }));
-  set.push_back(make(0x42196c, "cars::collisions", [](pod::Memory& m, const Case&) {
-    cars::collisions(m);
+  // FUN_0042196c: the props' part runs where the original's pass read the prop count (props_consulted).
+  set.push_back(make(0x42196c, "cars::collisions", [](pod::Memory& m, const Case& c) {
+    cars::collisions(m, props_consulted(c) ? cars::Props::kRun : cars::Props::kNone);
     return ret_none();
   }));
 }

@@ -43,6 +43,11 @@ GuestAddr thread_block(const Case& c);
 /// port applies damage exactly where the original could have.
 bool damage_consulted(const Case& c);
 
+/// True when the original's call read the prop count [0x621298]: its collision pass has the props'
+/// part. A stand-in captured before the props existed reads nothing of them; there the port's pass runs
+/// without it (as damage_consulted does for the damage option).
+bool props_consulted(const Case& c);
+
 void add_math(lockstep::cases::BindingSet& set);
 void add_putback(lockstep::cases::BindingSet& set);
 void add_drive(lockstep::cases::BindingSet& set);
@@ -52,6 +57,7 @@ void add_collide(lockstep::cases::BindingSet& set);
 void add_step(lockstep::cases::BindingSet& set);
 void add_cars(lockstep::cases::BindingSet& set);
 void add_damage(lockstep::cases::BindingSet& set);
+void add_props(lockstep::cases::BindingSet& set);
 void add_race(lockstep::cases::BindingSet& set);
 
 }  // namespace pod::bindings::detail

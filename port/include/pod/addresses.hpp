@@ -110,6 +110,18 @@ inline constexpr std::uint32_t kSurfaceCount = 16;
 /// [0x543254] non-zero when the track has race paths (000, 002).
 inline constexpr GuestAddr kRacePaths = 0x543254;
 
+// --- The props (000 "Props", 002 "Props"; G16, A18, A30 chosen: port/CHOICES.md "Props") ---
+
+/// [0x62129c] the prop records ("Objets Collisionnables", 0xd0 each), [0x621298] their number (F110).
+inline constexpr GuestAddr kProps = 0x62129c;
+inline constexpr GuestAddr kPropCount = 0x621298;
+/// One hit-flag byte per prop at 0x6212a0 (an array, A18; a byte each, chosen), room for 32 props.
+inline constexpr GuestAddr kPropHitFlags = 0x6212a0;
+inline constexpr std::uint32_t kMaxProps = 32;
+/// The record keeping a prop contact's normal when the slant passes 0.885 (F114, A30; 0x18 bytes chosen).
+inline constexpr GuestAddr kPropRest = 0x4f9440;
+inline constexpr std::uint32_t kPropRestSize = 0x18;
+
 // --- The C library and the smoke (000 "Measuring"; G20, G22 chosen) ---
 
 /// [0x4ed728] the getter (TlsGetValue) of the game thread's C library block; rand() keeps its seed

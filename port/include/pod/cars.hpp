@@ -31,6 +31,20 @@ Fixed normal(Memory& m, const Vec3& a, const Vec3& b, Vec3& out);
 /// written only on a contact.
 int hull_test(Memory& m, GuestAddr object_a, GuestAddr object_b, GuestAddr contact);
 
+/// Where a box's hull pointer, matrix and position lie: a drawn object's (+0x44, +0x48, +0x6c) or a
+/// prop's (+0x34, +0x40, +0x98). The car-against-prop and prop-against-prop tests are hull_test's rule
+/// on a prop's fields (port/CHOICES.md "Props").
+struct Placement {
+  GuestAddr hull;      // the word holding the hull's address
+  GuestAddr matrix;    // 3 × 3 i32, row by row, axis k = column k
+  GuestAddr position;  // vec3, world
+  static Placement of_object(GuestAddr object);
+  static Placement of_prop(GuestAddr prop);
+};
+
+/// hull_test's rule on any two placed boxes.
+int hull_test(Memory& m, const Placement& a, const Placement& b, GuestAddr contact);
+
 /// FUN_004209c8 — the object's parts near the contact (eax = object, edx = its car, ebx = the contact
 /// record → eax = a mask, bit i for part i). Wheels 0..3 are parts 6..9, placed by the car's wheel
 /// points (F092).
@@ -40,6 +54,17 @@ std::uint32_t mark_parts(Memory& m, GuestAddr object, GuestAddr car, GuestAddr c
 /// speed along the normal × ((2 ma mb / (ma + mb)) >> 8) / (dt << 8), 0 when the cars part. dt is the
 /// step's unscaled time (frame block +8, chosen).
 Fixed impulse(Memory& m, GuestAddr car_a, GuestAddr car_b, GuestAddr normal);
+
+/// Where a body's velocity and mass lie: a car's (+0x4c8, +0x520) or a prop's (+0x8c, +0x1c).
+struct Mover {
+  GuestAddr velocity;
+  GuestAddr mass;
+  static Mover of_car(GuestAddr car);
+  static Mover of_prop(GuestAddr prop);
+};
+
+/// impulse's rule on any two bodies (car and prop, prop and prop).
+Fixed impulse(Memory& m, const Mover& a, const Mover& b, GuestAddr normal);
 
 /// FUN_00420b4c — the impulse into the carried force (eax = car, edx = the normal, ebx = the signed
 /// impulse, ecx = the contact point; F094): along the car's own axis nearest the normal, and its
@@ -64,9 +89,15 @@ struct PairOut {
 /// sound.
 PairOut pair(Memory& m, int racer_a, int racer_b);
 
+/// Whether the collision pass runs its props' part. A game always runs it (kRun); kNone is the pass
+/// of a state captured before the props existed, where the original read nothing of them.
+enum class Props { kRun, kNone };
+
 /// FUN_0042196c — the collision pass (F088): every pair (a, b), a < b, of the [0x61d5bc] + [0x61d5c0]
-/// racers, in order. The props' part of the pass (FUN_004215a8, FUN_00421750, FUN_00454a98) is not
-/// ported: it is not run. Returns each pair's result that made a contact.
-std::vector<PairOut> collisions(Memory& m);
+/// racers, in order; then the props (003 "What moves the cars", F111..F121): every car against every
+/// prop (props::car_hit), then each hit prop, in list order, pushing the props it touches and moving
+/// (props::knock, props::motion; a prop that falls away is removed). Returns each pair's result that
+/// made a contact.
+std::vector<PairOut> collisions(Memory& m, Props props = Props::kRun);
 
 }  // namespace pod::cars

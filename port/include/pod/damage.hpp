@@ -41,6 +41,11 @@ void hit(Memory& m, GuestAddr car, std::uint32_t parts, Fixed strength);
 /// chain and health, keeping its offsets and placement (F104).
 void to_template(Memory& m, GuestAddr part, GuestAddr templ);
 
+/// Runs a macro chain on a part (or a prop, whose hull, chain and health lie where a part's do): each
+/// element's macro with (part, argument), the next element as read before the call. The port knows
+/// the one macro the documents name (to_template); another does nothing here.
+void run_chain(Memory& m, GuestAddr part, GuestAddr chain);
+
 /// FUN_00415318 — the wheels a broken part hurts (eax = car, edx = the part bits), each set bit in
 /// ascending order: 1 wheel 1, 2 wheel 3, 4 wheels 0 and 1, 8 wheels 2 and 3, 0x10 wheel 0, 0x20
 /// wheel 2 (F105).

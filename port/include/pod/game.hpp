@@ -32,10 +32,10 @@ struct CarState {
   std::uint8_t sound_state = 0;  // F022's bits (+0x4f9)
 };
 
-/// A prop as drawing wants it (000 "Props": +0x40 the matrix, +0x98 the position).
+/// A prop as drawing wants it (000 "Props": +0x40 the matrix, +0x98 the position of its centre of mass).
 struct PropState {
   Vec3 position;
-  std::array<Fixed, 9> matrix{};  // the nine words as stored (A26: row by row)
+  std::array<Fixed, 9> matrix{};  // the nine words as stored: row by row, axis k = column k (A26)
 };
 
 /// The race's phase (race block +0, chosen): the countdown until "GO!", then racing.
@@ -43,11 +43,6 @@ enum class Phase { kCountdown, kRacing };
 
 class Race {
  public:
-  /// Props: [0x621298] their count, [0x62129c] their 0xd0-byte records (F110).
-  static constexpr GuestAddr kPropCount = 0x621298;
-  static constexpr GuestAddr kPropList = 0x62129c;
-  static constexpr std::uint32_t kPropSize = 0xd0;
-
   /// A race over `memory`, which the game owns and keeps alive: a memory image holding a race laid
   /// out (a snapshot at a pass's start), or one mapped with map_blocks, filled with load and started
   /// with start. `scratch` names the car step's scratch words; they must be mapped.

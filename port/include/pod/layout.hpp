@@ -375,6 +375,77 @@ inline constexpr std::uint32_t kGearUp = 0x20;
 inline constexpr std::uint32_t kGearDown = 0x40;
 }  // namespace input
 
+/// A prop, 0xd0 bytes, [0x621298] of them at [0x62129c] (000 "Props", 002 "Props"; inventory 3.11; F110).
+/// The documents name the fields from +0x1c; the rest is chosen (G16; port/CHOICES.md "Props"). Its hull,
+/// chain and health sit where a part's do, so the damage macro turns a prop into its template too.
+class Prop : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0xd0;                  // F110
+  static constexpr Field<GuestAddr> object{0x00};               // chosen: the type's drawn object (the renderer's)
+  static constexpr Field<Fixed> mass{0x1c};
+  static constexpr Field<Fixed> friction{0x20};
+  static constexpr Field<Vec3> inertia{0x24};                   // per body axis
+  static constexpr Field<std::int32_t> point_count{0x30};
+  static constexpr Field<GuestAddr> hull{0x34};                 // a pointer (A01)
+  static constexpr Field<GuestAddr> chain{0x38};                // the macro chain, 0 = none
+  static constexpr Field<std::int32_t> health{0x3c};
+  static constexpr std::uint32_t kMatrix = 0x40;                // 3 × 3 i32 row by row, axis k = column k (A26)
+  static constexpr Field<Vec3> rest_point{0x64};                // a point of the ground plane it rests on
+  static constexpr Field<GuestAddr> ground{0x70};               // chosen: the record whose first 12 bytes are that
+                                                                //   plane's normal (a face, or 0x4f9440); 0 none
+  static constexpr Field<Vec3> force{0x74};
+  static constexpr Field<Vec3> torque{0x80};
+  static constexpr Field<Vec3> velocity{0x8c};
+  static constexpr Field<Vec3> position{0x98};                  // the centre of mass, world
+  static constexpr Field<Vec3> spin{0xa4};                      // chosen: rad/s about the body axes 0, 1, 2
+  static constexpr Field<GuestAddr> macro_list{0xb0};           // from the file; not read by the physics
+  static constexpr Field<GuestAddr> wall{0xb4};                 // chosen: the wall face it touches, 0 none
+  static constexpr Field<GuestAddr> points{0xb8};               // the contact points, 0x40 each (a pointer, A02)
+  static constexpr Field<Vec3> wall_point{0xbc};                // chosen: a point of that wall's plane
+  static constexpr Field<std::uint32_t> held{0xc8};             // chosen: 1 when a neighbour handed it its ground
+  static constexpr GuestAddr at(GuestAddr list, std::uint32_t i) { return list + i * kSize; }
+  /// Axis k (0, 1, 2): column k of the matrix.
+  Vec3 axis(int k) const {
+    const std::uint32_t c = kMatrix + 4u * static_cast<std::uint32_t>(k);
+    return Vec3{get(Field<Fixed>{c}), get(Field<Fixed>{c + 12}), get(Field<Fixed>{c + 24})};
+  }
+  void set_axis(int k, const Vec3& v) const {
+    const std::uint32_t c = kMatrix + 4u * static_cast<std::uint32_t>(k);
+    set(Field<Fixed>{c}, v.x);
+    set(Field<Fixed>{c + 12}, v.y);
+    set(Field<Fixed>{c + 24}, v.z);
+  }
+  /// Contact point i's address.
+  GuestAddr point(std::uint32_t i) const { return get(points) + i * 0x40u; }
+};
+
+/// A prop's contact point, 0x40 bytes (000, 002; inventory 3.12; F110). The documents give the fields'
+/// order, not their offsets (G16): packed in that order (chosen), which puts the mass at +0x1c (A29).
+class PropPoint : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0x40;
+  static constexpr Field<Fixed> radius{0x00};
+  static constexpr Field<Vec3> offset{0x04};        // prop frame, from the centre of mass
+  static constexpr Field<Vec3> place{0x10};         // world, written by the motion
+  static constexpr Field<Fixed> mass{0x1c};
+  static constexpr Field<Vec3> force{0x20};         // this motion's gravity and push
+  static constexpr Field<Vec3> push{0x2c};
+  static constexpr Field<GuestAddr> sector{0x38};
+  static constexpr Field<std::uint32_t> flags{0x3c};  // kUnderGround, kUnderWall
+  static constexpr std::uint32_t kUnderGround = 1;
+  static constexpr std::uint32_t kUnderWall = 2;
+};
+
+/// The record at 0x4f9440 a prop resting on another rests on (F114, A30; chosen layout).
+class PropRest : public RecordView {
+ public:
+  explicit PropRest(Memory& m) : RecordView(m, addr::kPropRest) {}
+  static constexpr Field<Vec3> normal{0x00};  // unit, pointing up
+  static constexpr Field<Vec3> point{0x0c};   // the contact point
+};
+
 /// The frame-time block at 0x621b70 (chosen, G31).
 class FrameTime : public RecordView {
  public:

@@ -21,6 +21,7 @@
 #include "pod/layout.hpp"
 #include "pod/math.hpp"
 #include "pod/memory.hpp"
+#include "pod/props.hpp"
 #include "pod/race.hpp"
 #include "pod/step.hpp"
 #include "pod/suspension.hpp"

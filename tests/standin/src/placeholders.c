@@ -84,6 +84,15 @@ TRAP_OWN(damage_wheels_hurt)
 TRAP_OWN(damage_wheel)
 TRAP_OWN(damage_axle)
 TRAP_OWN(damage_to_template)
+TRAP_OWN(props_kind)
+TRAP_OWN(props_build)
+TRAP_OWN(props_centre)
+TRAP_OWN(props_faces)
+TRAP_OWN(props_impulse)
+TRAP_OWN(props_car_hit)
+TRAP_OWN(props_knock)
+TRAP_OWN(props_motion)
+TRAP_OWN(props_remove)
 
 /* The placeholder car set-up: the body one unit above the ground point, the points at fixed offsets. */
 static void placeholder_points(uint32_t car) {

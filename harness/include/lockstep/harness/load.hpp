@@ -18,7 +18,8 @@ enum class SnapshotFormat {
   kUnknown,
   kLockstep,  ///< "LKSNAP\r\n": lockstep's own file (snapshot_file.hpp)
   kMinidump,  ///< "MDMP": a Windows minidump
-  kElfCore,   ///< 7f 'E' 'L' 'F': a Linux ELF core
+  kElfCore,   ///< 7f 'E' 'L' 'F', e_type ET_CORE: a Linux ELF core
+  kElfExec,   ///< 7f 'E' 'L' 'F', any other e_type: an ELF32 executable alone (elf_exec.hpp: a synthesized thread)
   kPe32,      ///< "MZ": a PE32 image alone (pe32.hpp snapshot_from_image: a synthesized thread)
 };
 

@@ -4,6 +4,7 @@
  * (0x42196c). Every rule the documents leave open (the near rule, the corners' signs, the axis
  * tie-break, the push amounts, the order inside a pair): the third slice's choices. */
 #include "objects.h"
+#include "props.h"
 
 STANDIN_INLINE int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 STANDIN_INLINE int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
@@ -236,12 +237,22 @@ STANDIN_CODE int32_t cars_pair(uint32_t ra, uint32_t rb, uint32_t ebx, uint32_t 
 }
 
 /* 0x42196c cars::collisions(): every pair of racers once, in order (F088): (0,1), (0,2) ... (6,7).
- * The racers: humans + computers ([0x61d5bc] + [0x61d5c0]). The props' part of the pass (after the
- * pairs in POD) is not in the stand-in. */
+ * The racers: humans + computers ([0x61d5bc] + [0x61d5c0]). Then the props (000 "Props", 003 "What
+ * moves the cars"; the props' choices): every racer against every prop, then each hit prop, in
+ * the list's order, knocks the others and moves; a prop removed closes the list up and the loop goes
+ * on past the prop moved into its place (F121). Without props only the count is read. */
 STANDIN_CODE int32_t cars_collisions(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)eax, (void)edx, (void)ebx, (void)ecx;
   int32_t racers = I32(POD_HUMAN_COUNT, 0) + I32(POD_COMPUTER_COUNT, 0);
   for (int32_t a = 0; a < racers; a++)
     for (int32_t b = a + 1; b < racers; b++) POD_CALL2(FN_PAIR, (uint32_t)a, (uint32_t)b);
+  int32_t props = I32(POD_PROP_COUNT, 0);
+  for (int32_t a = 0; a < racers; a++)
+    for (int32_t p = 0; p < props; p++) POD_CALL2(FN_PROP_CAR_HIT, (uint32_t)a, (uint32_t)p);
+  for (int32_t p = 0; p < I32(POD_PROP_COUNT, 0); p++) {
+    if (U8(POD_PROP_HIT, p) == 0) continue;
+    POD_CALL1(FN_PROP_KNOCK, (uint32_t)p);
+    POD_CALL1(FN_PROP_MOTION, (uint32_t)p);
+  }
   return 0;
 }
