@@ -39,6 +39,7 @@ using lockstep::capture::StateLog;
 constexpr std::uint32_t kCars = 0x630838, kCarSize = 0x558, kDrivers = 0x61f870, kDriverSize = 0xb0;
 constexpr std::uint32_t kFrame = 0x621b70, kRaceBlock = 0x4f8d44, kRaceBlockEnd = 0x4f9854, kCounter = 0x4f3310;
 constexpr int kRacers = 8, kSteps = 400, kPauseStep = 100;
+constexpr std::uint32_t kParts = 0x640000, kPartSize = 0xa4, kRacerWithoutObject = 7;
 
 std::filesystem::path scratch(const std::string& name) {
   auto dir = std::filesystem::path(LOCKSTEP_BINARY_DIR) / "standin-test" / name;
@@ -195,13 +196,18 @@ TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacer) {
   }
 }
 
-TEST(Standin, CtrlAndPhysCarryTheFiveDocumentedBlocks) {
+TEST(Standin, CtrlAndPhysCarryTheFiveDocumentedBlocksAndTheBodyParts) {
   // 000 "Recording": that car (0x558), its driver (0xb0), the frame time block, the race block
-  // 0x4f8d44..0x4f9854, the chassis search's counter 0x4f3310.
+  // 0x4f8d44..0x4f9854, the chassis search's counter 0x4f3310; then (the table of choices: the race
+  // runs with damage on) a racer with a drawn object's six body parts, part[22 r + 0..5] at 0x640000.
   for (const Record& rec : runs().log.records) {
     if (rec.kind == RecordKind::kStep) continue;
     const std::uint32_t r = static_cast<std::uint32_t>(rec.racer);
-    ASSERT_EQ(rec.blocks.size(), 5u);
+    ASSERT_EQ(rec.blocks.size(), r == kRacerWithoutObject ? 5u : 6u) << "racer " << r;
+    if (r != kRacerWithoutObject) {
+      EXPECT_EQ(rec.blocks[5].address, kParts + kPartSize * 22 * r);
+      EXPECT_EQ(rec.blocks[5].bytes.size(), 6 * kPartSize);
+    }
     EXPECT_EQ(rec.blocks[0].address, kCars + kCarSize * r);
     EXPECT_EQ(rec.blocks[0].bytes.size(), kCarSize);
     EXPECT_EQ(rec.blocks[1].address, kDrivers + kDriverSize * r);
@@ -239,26 +245,35 @@ TEST(Standin, StepRecordsHoldEveryCarAndDriverAndTheTrack) {
   }
 }
 
-TEST(Standin, NothingMovesACarBetweenItsPhysAndTheNextStep) {
-  // The simulation step runs nothing after a car's PHYS record that touches the car (FUN_004159d8,
-  // FUN_004155b8 and the collisions are outside the stand-in), so the next STEP holds the same car.
+TEST(Standin, OnlyTheCollisionPassMovesACarBetweenItsPhysAndTheNextStep) {
+  // After the racers' turns the simulation step runs the zones (which change nothing) and the
+  // collision pass (A32, F088): between a car's PHYS record and the next STEP only a contact changes
+  // a car. So the car without a drawn object (racer 7: no hull, no contact) never changes there, and
+  // the race's cars meet: the pass moves some car in some step, more than one pair of racers.
   const auto& records = runs().log.records;
   std::map<std::pair<std::uint32_t, int>, const Record*> phys;
   for (const Record& rec : records)
     if (rec.kind == RecordKind::kPhys) phys[{rec.step, rec.racer}] = &rec;
-  int compared = 0;
+  int compared = 0, moved = 0;
+  std::set<int> racers_moved;
   for (const Record& rec : records) {
     if (rec.kind != RecordKind::kStep || rec.step == 0) continue;
     for (int racer = 0; racer < kRacers; ++racer) {
       const Record* p = phys.at({rec.step - 1, racer});
       auto now = rec.bytes_at(kCars + kCarSize * static_cast<std::uint32_t>(racer), kCarSize);
       ASSERT_TRUE(now.ok());
-      ASSERT_TRUE(std::equal(now->begin(), now->end(), p->blocks[0].bytes.begin()))
-          << "car " << racer << " changed between PHYS of step " << rec.step - 1 << " and STEP " << rec.step;
+      const bool same = std::equal(now->begin(), now->end(), p->blocks[0].bytes.begin());
+      if (racer == static_cast<int>(kRacerWithoutObject))
+        ASSERT_TRUE(same) << "car " << racer << " (no drawn object) changed between PHYS of step " << rec.step - 1
+                          << " and STEP " << rec.step;
+      if (!same) ++moved, racers_moved.insert(racer);
       ++compared;
     }
   }
   EXPECT_EQ(compared, (kSteps - 1) * kRacers);
+  RecordProperty("car_steps_moved_by_the_collision_pass", moved);
+  EXPECT_GT(moved, 0) << "the collision pass never moved a car";
+  EXPECT_GE(racers_moved.size(), 3u) << "fewer than three racers ever met another";
 }
 
 TEST(Standin, CarsMoveAndChangeWithTheControls) {
