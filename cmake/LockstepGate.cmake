@@ -3,9 +3,10 @@
 #
 #   lockstep_add_gate(<target>
 #     CORPUS <dir>                  the corpus folder (manifest.json + case files)
-#     PROFILE <file>                the original's profile (its labels name the differing bytes)
 #     BINDINGS <source|library>...  what defines lockstep::testing::gate_bindings() and the bindings it
 #                                   returns: targets and library files are linked, anything else is a source
+#     [PROFILE <file>]              the original's profile (its labels name the differing bytes); without
+#                                   it, the profile the corpus's manifest records, when it can be read
 #     [KNOWN_DIFFERENCES <file>]    known differences, byte by byte, each with its reason
 #     [TEST_PREFIX <prefix>]        prepended to every test's ctest name (several gates in one project)
 #     [LABELS <label>...]           ctest labels of its tests
@@ -24,10 +25,10 @@ function(lockstep_add_gate target)
   if(GATE_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "lockstep_add_gate(${target}): unknown arguments: ${GATE_UNPARSED_ARGUMENTS}")
   endif()
-  foreach(required CORPUS PROFILE BINDINGS)
+  foreach(required CORPUS BINDINGS)
     if(NOT GATE_${required})
       message(FATAL_ERROR "lockstep_add_gate(${target}): ${required} is required "
-                          "(lockstep_add_gate(<target> CORPUS <dir> PROFILE <file> BINDINGS <sources/libs...>))")
+                          "(lockstep_add_gate(<target> CORPUS <dir> BINDINGS <sources/libs...> [PROFILE <file>]))")
     endif()
   endforeach()
   if(NOT TARGET lockstep::gate)

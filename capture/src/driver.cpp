@@ -16,6 +16,7 @@ RecordKind kind_of(const std::string& s, bool& ok) {
   if (s == "STEP") return RecordKind::kStep;
   if (s == "CTRL") return RecordKind::kCtrl;
   if (s == "PHYS") return RecordKind::kPhys;
+  if (s == "FRAM") return RecordKind::kFrame;
   ok = false;
   return RecordKind::kStep;
 }
@@ -32,7 +33,7 @@ Result<ResolvedDriver> resolve_driver(const Profile& profile, const std::string&
   d.run_kind = kind_of(d.spec->record, ok1);
   d.compare_kind = kind_of(d.spec->compare, ok2);
   if (!ok1 || !ok2)
-    return Error::make(Errc::kMalformed, "{}:{}: driver '{}': records are STEP, CTRL or PHYS", profile.source,
+    return Error::make(Errc::kMalformed, "{}:{}: driver '{}': records are STEP, CTRL, PHYS or FRAM", profile.source,
                        d.spec->line, d.spec->name);
   d.call.function = d.spec->function;
   if (const FunctionSpec* f = profile.function_at(d.spec->function)) {
@@ -110,12 +111,23 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
   LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, options.machine));
   const Labeler labels(profile);
 
-  // Compare records by (step, racer): the first one after its run record.
+  // Compare records by (step, racer): the first one after its run record. Frame mode (a pass run on
+  // FRAM record n, compared with FRAM record n + 1): by the pass number; the last pass of the log has
+  // nothing after it to compare with and is not run.
   LOCKSTEP_TRY(std::vector<std::size_t> runs, driver_runs(profile, resolved, log));
+  const bool frame_mode = resolved.run_kind == RecordKind::kFrame && compare_kind == RecordKind::kFrame;
   std::map<std::pair<std::uint32_t, std::int32_t>, std::vector<std::size_t>> compares;
+  std::map<std::int32_t, std::size_t> passes;
   for (std::size_t i = 0; i < log.records.size(); ++i) {
     const Record& r = log.records[i];
-    if (r.kind == compare_kind) compares[{r.step, r.racer}].push_back(i);
+    if (frame_mode && r.kind == RecordKind::kFrame) passes[r.racer] = i;
+    else if (r.kind == compare_kind) compares[{r.step, r.racer}].push_back(i);
+  }
+  if (frame_mode) {
+    std::erase_if(runs, [&](std::size_t i) { return !passes.contains(log.records[i].racer + 1); });
+    if (runs.empty())
+      return Error::make(Errc::kMalformed, "driver '{}' runs a pass from one FRAM record to the next, and the state log "
+                         "has fewer than two", driver->name);
   }
   if (options.max_steps && runs.size() > options.max_steps) runs.resize(options.max_steps);
 
@@ -132,8 +144,10 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
       if (report.mismatches.size() < options.max_reports) report.mismatches.push_back(std::move(m));
     };
 
+    mm.pass = frame_mode ? std::optional<std::int32_t>(rec.racer) : std::nullopt;
     const Record* cmp = nullptr;
-    if (auto it = compares.find({rec.step, rec.racer}); it != compares.end())
+    if (frame_mode) cmp = &log.records[passes.at(rec.racer + 1)];
+    else if (auto it = compares.find({rec.step, rec.racer}); it != compares.end())
       for (std::size_t c : it->second)
         if (c > idx) { cmp = &log.records[c]; break; }
     if (!cmp) {
@@ -200,7 +214,8 @@ std::string format_step_report(const StepCheckReport& r) {
   if (r.faulted) out += fmt::format(" ({} faulted)", r.faulted);
   out += "\n";
   for (const StepMismatch& m : r.mismatches) {
-    out += fmt::format("step {} racer {}: ", m.step, m.racer);
+    if (m.pass) out += fmt::format("pass {} (from step {}): ", *m.pass, m.step);
+    else out += fmt::format("step {} racer {}: ", m.step, m.racer);
     if (m.fault) {
       out += "FAULT\n" + format_fault(*m.fault);
       continue;

@@ -22,7 +22,7 @@ std::uint32_t tag_of(RecordKind k) {
 }
 
 std::optional<RecordKind> kind_of(std::uint32_t tag) {
-  for (RecordKind k : {RecordKind::kStep, RecordKind::kCtrl, RecordKind::kPhys})
+  for (RecordKind k : {RecordKind::kStep, RecordKind::kCtrl, RecordKind::kPhys, RecordKind::kFrame})
     if (tag_of(k) == tag) return k;
   return std::nullopt;
 }
@@ -76,7 +76,7 @@ Result<RecordHead> parse_record_head(std::span<const std::uint8_t> head, std::st
   LOCKSTEP_TRY(std::uint32_t tag, r.u32("record tag"));
   auto kind = kind_of(tag);
   if (!kind)
-    return Error::make(Errc::kMalformed, "{}: record at offset 0x{:x}: unknown tag '{}' (STEP, CTRL or PHYS)", what, at,
+    return Error::make(Errc::kMalformed, "{}: record at offset 0x{:x}: unknown tag '{}' (STEP, CTRL, PHYS or FRAM)", what, at,
                        printable_tag(tag));
   RecordHead h{*kind, 0, 0, 0, 0};
   LOCKSTEP_TRY(h.step, r.u32("step"));
@@ -88,7 +88,10 @@ Result<RecordHead> parse_record_head(std::span<const std::uint8_t> head, std::st
   if (h.kind == RecordKind::kStep && h.racer != -1)
     return Error::make(Errc::kMalformed, "{}: STEP record at offset 0x{:x} (step {}) has racer {}, not -1", what, at,
                        h.step, h.racer);
-  if (h.kind != RecordKind::kStep && (h.racer < 0 || h.racer > limits.max_racer))
+  if (h.kind == RecordKind::kFrame && h.racer < 0)
+    return Error::make(Errc::kMalformed, "{}: FRAM record at offset 0x{:x} (step {}) has pass number {}, below 0", what,
+                       at, h.step, h.racer);
+  if ((h.kind == RecordKind::kCtrl || h.kind == RecordKind::kPhys) && (h.racer < 0 || h.racer > limits.max_racer))
     return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {}) has racer {}, outside 0..{}", what,
                        name, at, h.step, h.racer, limits.max_racer);
   if (h.blocks > limits.max_blocks_per_record)
@@ -175,6 +178,7 @@ const char* record_kind_name(RecordKind k) noexcept {
     case RecordKind::kStep: return "STEP";
     case RecordKind::kCtrl: return "CTRL";
     case RecordKind::kPhys: return "PHYS";
+    case RecordKind::kFrame: return "FRAM";
   }
   return "????";
 }
@@ -208,6 +212,24 @@ Status RecordOrder::add(const Record& r, std::string_view what, std::uint64_t of
     return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {} racer {}): {}", what,
                        record_kind_name(r.kind), offset, r.step, r.racer, why);
   };
+  if (r.kind == RecordKind::kFrame) {
+    // The end of a pass: the step before it is over, and the steps it ran are counted.
+    if (last_pass_ && r.racer != *last_pass_ + 1)
+      return bad(fmt::format("pass {} after pass {}; passes are consecutive", r.racer, *last_pass_));
+    if (after_frame_ && r.step < frame_step_)
+      return bad(fmt::format("counts {} steps after a pass that counted {}; steps never go back", r.step, frame_step_));
+    if (started_ && !after_frame_ && r.step <= step_)
+      return bad(fmt::format("counts {} steps run, but step {} ran before it", r.step, step_));
+    if (started_) LOCKSTEP_TRY_STATUS(close_step(what));
+    started_ = false;
+    after_frame_ = true;
+    frame_step_ = r.step;
+    last_pass_ = r.racer;
+    return {};
+  }
+  if (after_frame_ && r.step < frame_step_)
+    return bad(fmt::format("comes after a pass that had run {} steps; steps never go back", frame_step_));
+  after_frame_ = false;
   if (started_ && r.step < step_) return bad(fmt::format("comes after step {}; steps never go back", step_));
   if (!started_ || r.step != step_) {
     if (started_) LOCKSTEP_TRY_STATUS(close_step(what));
@@ -234,6 +256,8 @@ Status RecordOrder::add(const Record& r, std::string_view what, std::uint64_t of
       it->second.second = true;
       break;
     }
+    case RecordKind::kFrame:
+      break;  // handled above
   }
   return {};
 }

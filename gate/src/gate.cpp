@@ -18,6 +18,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/corpus_profile.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -240,6 +241,12 @@ Status register_gate(const GateOptions& options, cases::BindingSet bindings) {
   if (!options.profile.empty()) {
     LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(options.profile));
     gate->labeler.emplace(profile);
+  } else {
+    // No profile given: the one the corpus was captured with, when it can still be read.
+    LOCKSTEP_TRY(harness::RecordedProfile recorded,
+                 harness::recorded_profile(gate->corpus.manifest, options.corpus, harness::ProfileNeed::kNames));
+    for (const std::string& w : recorded.warnings) std::fprintf(stderr, "lockstep gate: warning: %s\n", w.c_str());
+    if (recorded.profile) gate->labeler.emplace(*recorded.profile);
   }
   for (const auto& [key, why] : gate->known) {
     bool present = false;

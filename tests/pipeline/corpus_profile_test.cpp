@@ -9,7 +9,10 @@
 // (cases/<corpus>, harness/profiles/pod.toml).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -109,6 +112,33 @@ TEST_F(CorpusProfile, ReplayNamesFieldsWithTheRecordedProfile) {
   EXPECT_EQ(bare.rc, 1);
   EXPECT_EQ(bare.out.find("engine_speed"), std::string::npos) << bare.out;
 }
+
+#ifdef GATE_EXE
+// A gate (lockstep_add_gate's executable) given an empty --profile names the fields with the profile
+// the corpus recorded, and says so when that file is gone.
+CliRun run_gate(const fs::path& corpus) {
+  const std::string cmd = std::string("'") + GATE_EXE + "' --corpus '" + corpus.string() + "' --profile '' 2>&1";
+  CliRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST_F(CorpusProfile, GateWithoutAProfileNamesFieldsWithTheRecordedOne) {
+  const CliRun r = run_gate(corpus);
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("engine_speed"), std::string::npos) << r.out;
+  fs::remove(profile);
+  const CliRun bare = run_gate(corpus);
+  EXPECT_NE(bare.rc, 0) << bare.out;
+  EXPECT_EQ(bare.out.find("engine_speed"), std::string::npos) << bare.out;
+  EXPECT_NE(bare.out.find("cannot be read"), std::string::npos) << bare.out;
+}
+#endif
 
 TEST_F(CorpusProfile, ChangedProfileWarnsNamingBothHashesAndIsUsed) {
   { std::ofstream(profile, std::ios::app) << "# edited after the capture\n"; }

@@ -142,7 +142,7 @@ TEST(StateLog, RefusesRecordsOutOfOrder) {
   auto rec = [](RecordKind k, std::uint32_t step, std::int32_t racer) {
     return Record{k, step, racer, {{0x61f870, {1, 2, 3, 4}}}};
   };
-  const auto S = RecordKind::kStep, C = RecordKind::kCtrl, P = RecordKind::kPhys;
+  const auto S = RecordKind::kStep, C = RecordKind::kCtrl, P = RecordKind::kPhys, F = RecordKind::kFrame;
   struct Bad {
     std::vector<Record> records;
     std::string says;
@@ -156,6 +156,14 @@ TEST(StateLog, RefusesRecordsOutOfOrder) {
       {{rec(S, 2, -1), rec(S, 1, -1)}, "steps never go back"},
       {{rec(S, 1, -1), rec(S, 1, -1)}, "a second STEP record"},
       {{rec(C, 1, 0), rec(S, 1, -1), rec(P, 1, 0)}, "must come before"},
+      // FRAME records: the end of a pass closes its step, counts the steps run, passes one after another
+      {{rec(S, 1, -1), rec(C, 1, 0), rec(F, 2, 0)}, "has no PHYS record"},
+      {{rec(S, 1, -1), rec(C, 1, 0), rec(P, 1, 0), rec(F, 1, 0)}, "but step 1 ran before it"},
+      {{rec(F, 0, 0), rec(F, 0, 2)}, "passes are consecutive"},
+      {{rec(F, 0, 3), rec(F, 0, 3)}, "passes are consecutive"},
+      {{rec(F, 5, 0), rec(S, 4, -1)}, "steps never go back"},
+      {{rec(F, 5, 0), rec(F, 4, 1)}, "steps never go back"},
+      {{rec(F, 0, -1)}, "below 0"},
   };
   for (const Bad& b : bad) {
     StateLog log;
@@ -184,6 +192,15 @@ TEST(StateLog, RefusesRecordsOutOfOrder) {
   ok.records = {rec(C, 1, 2), rec(C, 1, 0), rec(P, 1, 0), rec(P, 1, 2), rec(S, 2, -1), rec(C, 2, 0), rec(P, 2, 0)};
   auto r = decode_state_log(encode_state_log(ok), "ok.log");
   EXPECT_TRUE(r.ok()) << r.error().message;
+  // Passes: one step, none (the same count again), two steps; the next pass's step numbers go on.
+  StateLog frames;
+  frames.records = {rec(F, 0, 0),  rec(S, 0, -1), rec(C, 0, 0), rec(P, 0, 0), rec(F, 1, 1),
+                    rec(F, 1, 2),  rec(S, 1, -1), rec(C, 1, 0), rec(P, 1, 0), rec(S, 2, -1),
+                    rec(C, 2, 0),  rec(P, 2, 0),  rec(F, 3, 3)};
+  auto f = decode_state_log(encode_state_log(frames), "frames.log");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->records.back().kind, RecordKind::kFrame);
+  EXPECT_EQ(f->records.back().racer, 3);
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ struct FieldDiff {
 struct StepMismatch {
   std::uint32_t step = 0;
   std::int32_t racer = 0;
+  std::optional<std::int32_t> pass;     ///< frame mode: the pass run (from FRAM record `pass` to the next)
   std::optional<harness::Fault> fault;  ///< the step faulted (nothing compared)
   std::string problem;                  ///< no compare record, a block outside memory, ...
   std::uint64_t bytes_differing = 0;
@@ -89,7 +90,8 @@ Result<std::vector<harness::Arg>> driver_args(const harness::Profile& profile, c
                                               const Record& record);
 
 /// Runs the driver on every record of its kind and compares with its compare record (the next
-/// record of that kind for the same step and racer). Errors: no such driver, a record kind the log
+/// record of that kind for the same step and racer; in frame mode, record = compare = "FRAM", the
+/// FRAM record of the next pass). Errors: no such driver, a record kind the log
 /// does not hold, a driver argument naming an instance the racer has no entry in, machine set-up.
 Result<StepCheckReport> check_steps(const harness::Snapshot& snapshot, const StateLog& log,
                                     const harness::Profile& profile, const StepCheckOptions& options = {});

@@ -1,5 +1,5 @@
 // State logs: what the original records at fixed points of each simulation step (STEP, CTRL, PHYS
-// records, each a list of (address, bytes) blocks). The stand-in writes them; a recorder inside POD
+// records) and at the end of each pass of the frame loop (FRAM), each a list of (address, bytes) blocks. The stand-in writes them; a recorder inside POD
 // would write the same format. Byte layout: capture/docs/state-log.md.
 //
 // Reading is for untrusted input: every count and size is checked against StateLogLimits before
@@ -37,8 +37,9 @@ enum class RecordKind : std::uint8_t {
   kStep,  ///< "STEP": entry of the simulation step (racer -1)
   kCtrl,  ///< "CTRL": in the car step, right after the controller returns
   kPhys,  ///< "PHYS": after the car step returns to the simulation step
+  kFrame, ///< "FRAM": at the end of a pass of the frame loop (its racer field is the pass number)
 };
-const char* record_kind_name(RecordKind k) noexcept;  ///< "STEP", "CTRL", "PHYS"
+const char* record_kind_name(RecordKind k) noexcept;  ///< "STEP", "CTRL", "PHYS", "FRAM"
 
 /// One block of guest memory as it was at the record's point.
 struct Block {
@@ -50,8 +51,8 @@ struct Block {
 
 struct Record {
   RecordKind kind = RecordKind::kStep;
-  std::uint32_t step = 0;    ///< the simulation step's number
-  std::int32_t racer = -1;   ///< -1 for STEP, else 0..kMaxRacer
+  std::uint32_t step = 0;    ///< the simulation step's number (FRAM: the steps run so far)
+  std::int32_t racer = -1;   ///< -1 for STEP, 0..max_racer for CTRL and PHYS, the pass number for FRAM
   std::vector<Block> blocks; ///< non-overlapping, in the order written
   /// The block holding all of [address, address + size), or null.
   const Block* find(GuestAddr address, std::uint32_t size = 1) const noexcept;
@@ -84,9 +85,10 @@ struct StateLogLimits {
 
 /// The order records of a log must come in (capture/docs/state-log.md, "Order of records"): steps
 /// never go back; within a step at most one STEP record, first; per racer one CTRL record, then
-/// one PHYS record, both before the next step begins. A missing, repeated or misplaced record is
-/// kMalformed naming the record's offset, step and racer: a driver would otherwise skip a run or
-/// run it twice without a word.
+/// one PHYS record, both before the next step begins; a FRAM record closes the step before it, its
+/// step field counts the steps run so far (past every step seen) and its passes are consecutive. A
+/// missing, repeated or misplaced record is kMalformed naming the record's offset, step and racer: a
+/// driver would otherwise skip a run or run it twice without a word.
 class RecordOrder {
  public:
   Status add(const Record& r, std::string_view what, std::uint64_t offset);
@@ -98,6 +100,9 @@ class RecordOrder {
   bool started_ = false;
   std::uint32_t step_ = 0;
   bool step_record_ = false, racer_record_ = false;
+  bool after_frame_ = false;              ///< the last record was a FRAM record
+  std::uint32_t frame_step_ = 0;          ///< its step field: later records' steps are at least this
+  std::optional<std::int32_t> last_pass_; ///< the pass number of the last FRAM record
   /// Per racer of the current step: the offset of its CTRL record, and whether its PHYS came.
   std::map<std::int32_t, std::pair<std::uint64_t, bool>> racers_;
 };

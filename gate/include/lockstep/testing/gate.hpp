@@ -37,7 +37,8 @@ namespace lockstep::testing {
 
 struct GateOptions {
   std::string corpus;             ///< the corpus folder (manifest.json + case files)
-  std::string profile;            ///< the original's profile: its labels name differing bytes ("" = none)
+  std::string profile;            ///< the original's profile: its labels name differing bytes ("" = the one the
+                                  ///< corpus was captured with, when it can still be read)
   std::string known_differences;  ///< the known-differences file ("" = none: every difference fails)
   /// Only shard K of N: the corpus's functions dealt out in address order, the n-th to shard n % N + 1
   /// (as `lockstep replay --shard` deals them), so N jobs together run the whole gate.
