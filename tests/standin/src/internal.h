@@ -39,7 +39,6 @@ typedef struct steplog_options {
   int pause_at;       /* SIGSTOP at this step's STEP record (-1: never) */
   int pause_at_pass;  /* SIGSTOP at the start of this pass (-1: never) */
   int step_limit;     /* the run ends at the entry of this step (-1: no limit) */
-  int frame_records;  /* write a FRAME record at the end of each pass */
 } steplog_options;
 int steplog_open(const steplog_options *options);
 /* Called by the race loop at the start of each pass, before its row 3 (--pause-at-pass). */

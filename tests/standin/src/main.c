@@ -24,13 +24,12 @@ static int parse_int(const char *s, const char *what) {
 static void usage(void) {
   fprintf(stderr,
           "usage: standin [--log FILE] [--passes N] [--steps N] [--pause-at STEP] [--pause-at-pass N]\n"
-          "               [--frame-records] [--trace] [--selftest-arith N]\n"
+          "               [--trace] [--selftest-arith N]\n"
           "  runs the stand-in's race (tests/standin/README.md) and writes its step log:\n"
           "  --passes N         passes of the race loop to run (default %d)\n"
           "  --steps N          stop at the entry of simulation step N instead, if it comes first\n"
           "  --pause-at STEP    SIGSTOP at that step's STEP record (for a live snapshot)\n"
-          "  --pause-at-pass N  SIGSTOP at the start of pass N, before its simulation steps\n"
-          "  --frame-records    write a FRAME record at the end of each pass\n",
+          "  --pause-at-pass N  SIGSTOP at the start of pass N, before its simulation steps\n",
           DEFAULT_PASSES);
 }
 
@@ -39,7 +38,7 @@ int main(int argc, char **argv) {
   const uint16_t control_word = 0x027f;
   __asm__ volatile("fldcw %0" : : "m"(control_word));
 
-  steplog_options log = {NULL, -1, -1, -1, 0};
+  steplog_options log = {NULL, -1, -1, -1};
   int passes = DEFAULT_PASSES, selftest = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -57,8 +56,6 @@ int main(int argc, char **argv) {
       log.pause_at = parse_int(v, "--pause-at"), ++i;
     } else if (!strcmp(a, "--pause-at-pass") && v) {
       log.pause_at_pass = parse_int(v, "--pause-at-pass"), ++i;
-    } else if (!strcmp(a, "--frame-records")) {
-      log.frame_records = 1;
     } else if (!strcmp(a, "--trace")) {
       race_trace = 1;
     } else if (!strcmp(a, "--selftest-arith") && v) {

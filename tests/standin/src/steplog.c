@@ -1,6 +1,6 @@
 /* The step log (capture/docs/state-log.md): STEP at the entry of the simulation step, CTRL in the car
  * step right after the controller returns, PHYS after the car step returns (000 "Recording"), and
- * (--frame-records) FRAME at the end of each pass of the race loop. The hooks sit at 0x74c240 /
+ * FRAME at the end of each pass of the race loop. The hooks sit at 0x74c240 /
  * 0x74c250 / 0x74c260 / 0x74c270 (000's code cave) and preserve every register. The run's stops
  * live here too: the pauses (--pause-at, --pause-at-pass) and the end after --steps steps. */
 #include <signal.h>
@@ -18,7 +18,7 @@
 #define MAX_BLOCKS 128
 
 static FILE *log_file;
-static steplog_options options = {NULL, -1, -1, -1, 0};
+static steplog_options options = {NULL, -1, -1, -1};
 static int passes_logged;  /* FRAME records so far: the next one's pass number */
 
 typedef struct block { uint32_t address, size; } block;
@@ -174,7 +174,6 @@ static uint32_t frame_blocks(block *b) {
 int32_t steplog_hook_frame(uint32_t eax) {
   (void)eax;
   int pass = passes_logged++;
-  if (!options.frame_records) return 0;
   block b[MAX_BLOCKS];
   write_record("FRAM", I32(POD_FRAME, FRAME_STEP), pass, b, frame_blocks(b));
   return 0;
