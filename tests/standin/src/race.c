@@ -20,6 +20,7 @@ int race_trace;  /* --trace: a line per car and step on stderr (for tuning the t
 #define DROP_HEIGHT (14 * FX_ONE)
 #define ROOF_RACER 7             /* the one car that starts on its roof (see grid_place) */
 #define ROOF_HEIGHT (3 * FX_ONE)
+#define TOUCHING_ROW 2           /* racers 4 and 5 start side by side, touching (see grid_place) */
 
 /* ---- the scripted controllers ------------------------------------------------------------------ */
 
@@ -218,7 +219,10 @@ extern void props_setup(void) __attribute__((weak));
 static void grid_place(int racer) {
   uint32_t car = CAR(racer);
   fx angle = 6554 - (racer / 2) * 4588;  /* 0.1 rad at the front row, 0.07 rad (8.4 units) per row */
-  fx radius = TRACK_RADIUS + ((racer & 1) ? 4 : -4) * FX_ONE;
+  /* the third row's two cars stand 2.2 apart, their sides overlapping by 0.2: the collision pass
+   * pushes them apart from the first step (a contact at the start) */
+  fx side = racer / 2 == TOUCHING_ROW ? 0x11999 : 4 * FX_ONE;
+  fx radius = TRACK_RADIUS + ((racer & 1) ? side : -side);
   fx c = POD_CALL1(FN_COS16, angle), s = POD_CALL1(FN_SIN16, angle);
   /* The dropped car starts 14 above its slot: above every sector's bounds (the highest vertex + 10,
    * F131), so none of its points has a sector until the track pass's search of every sector finds
