@@ -245,7 +245,9 @@ std::string file_text(const fs::path& p) {
 
 TEST_F(Analysts, EveryNumberOfThreadsWritesTheSameCorpusCoverageAndSearch) {
   std::string out, err;
-  const std::vector<std::string> fns = {"--fn", "math::dot16", "--fn", "tyres::tyres", "--fn", "drive::engine"};
+  // step::pose: its one edge no race takes (a drawn object without a hull, tests/standin/README.md) is
+  // an untaken edge the search finds, however the race's sample covers the other functions.
+  const std::vector<std::string> fns = {"--fn", "math::dot16", "--fn", "tyres::tyres", "--fn", "step::pose"};
   std::map<std::string, std::string> first;
   for (const char* jobs : {"1", "2", "5"}) {
     const fs::path dir = g_rec->dir / (std::string("jobs-corpus-") + jobs);

@@ -37,6 +37,9 @@ TEST(PodProfile, AgreesWithTheStandinsConstants) {
       {"memmove", FN_MEMMOVE}, {"smoke_emit", FN_SMOKE_EMIT}, {"sim_step", FN_SIM_STEP},
       {"controller::human", FN_HUMAN_CONTROLLER}, {"controller::computer", FN_COMPUTER_CONTROLLER},
       {"steplog::step", FN_HOOK_STEP}, {"steplog::ctrl", FN_HOOK_CTRL}, {"steplog::phys", FN_HOOK_PHYS},
+      {"steplog::frame", FN_HOOK_FRAME}, {"race::zones", FN_ZONES}, {"race::race_step", FN_RACE_STEP},
+      {"race::frame_clock", FN_FRAME_CLOCK}, {"race::countdown", FN_COUNTDOWN}, {"race::pass", FN_RACE_PASS},
+      {"timeGetTime", FN_TIME_GET_TIME},
       {"tls_getter", FN_TLS_GETTER}, {"step::step", FN_CAR_STEP}, {"step::catch_up", FN_CATCH_UP},
       {"drive::automatic", FN_AUTOMATIC}, {"drive::gears", FN_GEARS}, {"frames::wheel_axes", FN_WHEEL_AXES},
       {"frames::turn", FN_TURN}, {"drive::engine", FN_ENGINE}, {"drive::torque", FN_TORQUE},
@@ -71,6 +74,13 @@ TEST(PodProfile, AgreesWithTheStandinsConstants) {
   EXPECT_EQ(labels.at("recip_table_ptr"), POD_RECIP_PTR);
   EXPECT_EQ(labels.at("sqrt_table_ptr"), POD_SQRT_PTR);
   EXPECT_EQ(labels.at("tls_getter_ptr"), POD_TLS_GETTER_PTR);
+  EXPECT_EQ(labels.at("time_get_time_ptr"), POD_TIME_GET_TIME_PTR);
+  EXPECT_EQ(labels.at("race_clock"), POD_RACE_CLOCK);
+  EXPECT_EQ(labels.at("time_trial"), POD_TIME_TRIAL);
+  EXPECT_EQ(labels.at("step_unit"), POD_STEP_UNIT);
+  EXPECT_EQ(labels.at("pass_frame_time"), POD_PASS_FRAME_TIME);
+  EXPECT_EQ(labels.at("clock_last_ms"), POD_CLOCK_LAST);
+  EXPECT_EQ(labels.at("scripted_clock"), POD_SCRIPTED_CLOCK);
   EXPECT_EQ(labels.at("chassis_search_counter"), POD_CHASSIS_COUNTER);
   EXPECT_EQ(labels.at("race_block"), POD_RACE_BLOCK);
   EXPECT_EQ(labels.at("sector_count"), POD_SECTOR_COUNT);

@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -39,6 +40,7 @@ using lockstep::capture::StateLog;
 constexpr std::uint32_t kCars = 0x630838, kCarSize = 0x558, kDrivers = 0x61f870, kDriverSize = 0xb0;
 constexpr std::uint32_t kFrame = 0x621b70, kRaceBlock = 0x4f8d44, kRaceBlockEnd = 0x4f9854, kCounter = 0x4f3310;
 constexpr int kRacers = 8, kSteps = 400, kPauseStep = 100;
+constexpr std::uint32_t kParts = 0x640000, kPartSize = 0xa4, kRacerWithoutObject = 7;
 
 std::filesystem::path scratch(const std::string& name) {
   auto dir = std::filesystem::path(LOCKSTEP_BINARY_DIR) / "standin-test" / name;
@@ -174,12 +176,25 @@ TEST(Standin, RunsTwiceWithIdenticalLogs) {
   EXPECT_TRUE(r.log_bytes == r.second_log_bytes) << "two runs of one build wrote different logs";
 }
 
-TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacer) {
+TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacerAndAFrameForEveryPass) {
+  // Each step: STEP, then CTRL and PHYS per racer; each pass of the race loop that ends before the
+  // run's stop (--steps: at the entry of step kSteps) ends with a FRAME record, between steps, its
+  // racer field the pass's number (0, 1, ...) and its step field the steps run so far.
   const StateLog& log = runs().log;
   EXPECT_EQ(log.header.producer, "lockstep-standin");
-  ASSERT_EQ(log.records.size(), static_cast<std::size_t>(kSteps * (1 + 2 * kRacers)));
   std::size_t at = 0;
+  std::int32_t passes = 0;
+  std::uint32_t steps_at_last_frame = 0;
   for (std::uint32_t step = 0; step < kSteps; ++step) {
+    while (at < log.records.size() && log.records[at].kind == RecordKind::kFrame) {
+      const Record& f = log.records[at++];
+      ASSERT_EQ(f.racer, passes) << "the FRAME records' passes are consecutive";
+      ASSERT_EQ(f.step, step) << "a FRAME record counts the steps run so far";
+      ASSERT_GE(f.step, steps_at_last_frame);
+      steps_at_last_frame = f.step;
+      ++passes;
+    }
+    ASSERT_LT(at, log.records.size());
     const Record& s = log.records[at++];
     ASSERT_EQ(s.kind, RecordKind::kStep);
     ASSERT_EQ(s.step, step);
@@ -193,15 +208,29 @@ TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacer) {
       }
     }
   }
+  // the run stops at the entry of step kSteps: after the last step, at most the FRAME of its pass
+  while (at < log.records.size()) {
+    ASSERT_EQ(log.records[at].kind, RecordKind::kFrame);
+    ASSERT_EQ(log.records[at++].step, kSteps);
+    ++passes;
+  }
+  RecordProperty("passes", passes);
+  EXPECT_GT(passes, kSteps / 3) << "most passes run one step";
+  EXPECT_LT(passes, kSteps) << "some passes run several steps";
 }
 
-TEST(Standin, CtrlAndPhysCarryTheFiveDocumentedBlocks) {
+TEST(Standin, CtrlAndPhysCarryTheFiveDocumentedBlocksAndTheBodyParts) {
   // 000 "Recording": that car (0x558), its driver (0xb0), the frame time block, the race block
-  // 0x4f8d44..0x4f9854, the chassis search's counter 0x4f3310.
+  // 0x4f8d44..0x4f9854, the chassis search's counter 0x4f3310; then (the table of choices: the race
+  // runs with damage on) a racer with a drawn object's six body parts, part[22 r + 0..5] at 0x640000.
   for (const Record& rec : runs().log.records) {
-    if (rec.kind == RecordKind::kStep) continue;
+    if (rec.kind != RecordKind::kCtrl && rec.kind != RecordKind::kPhys) continue;
     const std::uint32_t r = static_cast<std::uint32_t>(rec.racer);
-    ASSERT_EQ(rec.blocks.size(), 5u);
+    ASSERT_EQ(rec.blocks.size(), r == kRacerWithoutObject ? 5u : 6u) << "racer " << r;
+    if (r != kRacerWithoutObject) {
+      EXPECT_EQ(rec.blocks[5].address, kParts + kPartSize * 22 * r);
+      EXPECT_EQ(rec.blocks[5].bytes.size(), 6 * kPartSize);
+    }
     EXPECT_EQ(rec.blocks[0].address, kCars + kCarSize * r);
     EXPECT_EQ(rec.blocks[0].bytes.size(), kCarSize);
     EXPECT_EQ(rec.blocks[1].address, kDrivers + kDriverSize * r);
@@ -239,26 +268,36 @@ TEST(Standin, StepRecordsHoldEveryCarAndDriverAndTheTrack) {
   }
 }
 
-TEST(Standin, NothingMovesACarBetweenItsPhysAndTheNextStep) {
-  // The simulation step runs nothing after a car's PHYS record that touches the car (FUN_004159d8,
-  // FUN_004155b8 and the collisions are outside the stand-in), so the next STEP holds the same car.
+TEST(Standin, OnlyTheCollisionPassMovesACarBetweenItsPhysAndTheNextStep) {
+  // After the racers' turns the simulation step runs the zones (which change nothing) and the
+  // collision pass (A32, F088): between a car's PHYS record and the next STEP only a contact changes
+  // a car. So the car without a drawn object (racer 7: no hull, no contact) never changes there, and
+  // the race's cars meet: the pass moves some car in some step, more than one pair of racers.
   const auto& records = runs().log.records;
   std::map<std::pair<std::uint32_t, int>, const Record*> phys;
   for (const Record& rec : records)
     if (rec.kind == RecordKind::kPhys) phys[{rec.step, rec.racer}] = &rec;
-  int compared = 0;
+  int compared = 0, moved = 0;
+  std::set<int> racers_moved;
   for (const Record& rec : records) {
     if (rec.kind != RecordKind::kStep || rec.step == 0) continue;
     for (int racer = 0; racer < kRacers; ++racer) {
       const Record* p = phys.at({rec.step - 1, racer});
       auto now = rec.bytes_at(kCars + kCarSize * static_cast<std::uint32_t>(racer), kCarSize);
       ASSERT_TRUE(now.ok());
-      ASSERT_TRUE(std::equal(now->begin(), now->end(), p->blocks[0].bytes.begin()))
-          << "car " << racer << " changed between PHYS of step " << rec.step - 1 << " and STEP " << rec.step;
+      const bool same = std::equal(now->begin(), now->end(), p->blocks[0].bytes.begin());
+      if (racer == static_cast<int>(kRacerWithoutObject)) {
+        ASSERT_TRUE(same) << "car " << racer << " (no drawn object) changed between PHYS of step " << rec.step - 1
+                          << " and STEP " << rec.step;
+      }
+      if (!same) ++moved, racers_moved.insert(racer);
       ++compared;
     }
   }
   EXPECT_EQ(compared, (kSteps - 1) * kRacers);
+  RecordProperty("car_steps_moved_by_the_collision_pass", moved);
+  EXPECT_GT(moved, 0) << "the collision pass never moved a car";
+  EXPECT_GE(racers_moved.size(), 3u) << "fewer than three racers ever met another";
 }
 
 TEST(Standin, CarsMoveAndChangeWithTheControls) {
@@ -266,8 +305,10 @@ TEST(Standin, CarsMoveAndChangeWithTheControls) {
   // the last, and the controllers' input bits vary (throttle, brakes, gear requests).
   const auto& records = runs().log.records;
   const Record& first = records.front();
-  const Record& last = records[records.size() - 1 - 2 * kRacers];
-  ASSERT_EQ(last.kind, RecordKind::kStep);
+  auto last_step = std::find_if(records.rbegin(), records.rend(), [](const Record& r) { return r.kind == RecordKind::kStep; });
+  ASSERT_NE(last_step, records.rend());
+  const Record& last = *last_step;
+  ASSERT_EQ(last.step, static_cast<std::uint32_t>(kSteps - 1));
   std::set<std::uint32_t> inputs;
   for (const Record& rec : records)
     if (rec.kind == RecordKind::kCtrl) {
@@ -347,6 +388,79 @@ TEST(Standin, TheRaceTakesEveryPath) {
   EXPECT_GT(upside_down, 0) << "no car lay upside down";
   EXPECT_GE(fall_put_backs, 1) << "no car fell off and was put back";
   EXPECT_GE(upside_down_put_backs, 1) << "no car was put back after 2.5 s upside down";
+}
+
+TEST(Standin, FrameRecordsFollowTheRaceLoopsClock) {
+  // Read back from the FRAME records by the documented rules and the table of choices' values, never
+  // from the stand-in's code (003 "One frame"; F130, F154-F161): a pass steps with the frame time the
+  // pass before measured (0x60be0c): one step, or n = F / U equal steps of F / n when F > 3U (U =
+  // 0x60bdfc, 0x888); the frame-time sum (0x621b74) gains F; the race clock (0x502740) gains F once
+  // a pass and reads 0 until "GO!"; the frame time is the milliseconds between two readings of the
+  // clock (frame_clock's last one at 0x60be10) x 65, within 65..30000; while the countdown runs
+  // (race block +0 not 0) every driver's +0x7c is 0; "GO!" comes when the clock reaches race block
+  // +0x08.
+  const auto& records = runs().log.records;
+  auto word = [](const Record& r, std::uint32_t address) {
+    auto b = r.bytes_at(address, 4);
+    EXPECT_TRUE(b.ok()) << "FRAME record " << r.racer << " lacks 0x" << std::hex << address;
+    std::int32_t v = 0;
+    if (b.ok()) std::memcpy(&v, b->data(), 4);
+    return v;
+  };
+  constexpr std::uint32_t kFrameTime = 0x60be0c, kLastMs = 0x60be10, kStepUnit = 0x60bdfc, kRaceClock = 0x502740;
+  const Record* before = nullptr;
+  int passes = 0, split = 0, clamped_high = 0, clamped_low = 0, go = 0, countdown = 0;
+  for (const Record& f : records) {
+    if (f.kind != RecordKind::kFrame) continue;
+    ++passes;
+    // the blocks a follower needs (the table of choices' list): every car, driver and drawn object,
+    // the frame-time block, the race block, the clock words
+    for (auto [address, size] : {std::pair{kCars, kRacers * kCarSize}, std::pair{kDrivers, kRacers * kDriverSize},
+                                 std::pair{0x61a6d0u, kRacers * 0x80u}, std::pair{kFrame, 0x10u},
+                                 std::pair{kRaceBlock, kRaceBlockEnd - kRaceBlock}, std::pair{kRaceClock, 4u},
+                                 std::pair{kStepUnit, 4u}, std::pair{kFrameTime, 8u}})
+      ASSERT_NE(f.find(address, size), nullptr) << "FRAME " << f.racer << " lacks 0x" << std::hex << address;
+    const std::int32_t frame_time = word(f, kFrameTime), phase = word(f, kRaceBlock);
+    EXPECT_GE(frame_time, 65);
+    EXPECT_LE(frame_time, 30000);
+    if (phase != 0) {
+      ++countdown;
+      EXPECT_EQ(word(f, kRaceClock), 0) << "pass " << f.racer << ": the race clock runs before GO!";
+      for (std::uint32_t r = 0; r < kRacers; ++r)
+        EXPECT_EQ(word(f, kDrivers + kDriverSize * r + 0x7c), 0) << "pass " << f.racer << " racer " << r;
+      EXPECT_LT(static_cast<std::int32_t>(word(f, kLastMs) - word(f, kRaceBlock + 8)), 0);
+    }
+    if (before) {
+      const std::int32_t f_before = word(*before, kFrameTime), unit = word(*before, kStepUnit);
+      ASSERT_EQ(unit, 0x888);
+      const std::int32_t n = f_before > 3 * unit ? f_before / unit : 1;
+      EXPECT_EQ(static_cast<std::int32_t>(f.step - before->step), n) << "pass " << f.racer;
+      EXPECT_EQ(word(f, kFrame + 8), f_before / n) << "pass " << f.racer << ": the step's dt";
+      EXPECT_EQ(word(f, kFrame + 4) - word(*before, kFrame + 4), f_before) << "pass " << f.racer << ": the sum";
+      split += n > 1;
+      const std::uint32_t ms = static_cast<std::uint32_t>(word(f, kLastMs) - word(*before, kLastMs));
+      const std::int64_t expected = std::clamp<std::int64_t>(std::int64_t{ms} * 65, 65, 30000);
+      EXPECT_EQ(frame_time, expected) << "pass " << f.racer << ": " << ms << " ms";
+      clamped_high += expected == 30000;
+      clamped_low += ms == 0;
+      const bool was_counting = word(*before, kRaceBlock) != 0;
+      if (was_counting && phase == 0) {
+        ++go;
+        EXPECT_EQ(word(f, kRaceClock), 0) << "the race clock at GO! (F159)";
+        EXPECT_GE(static_cast<std::int32_t>(word(f, kLastMs) - word(f, kRaceBlock + 8)), 0);
+      } else if (!was_counting) {
+        EXPECT_EQ(word(f, kRaceClock) - word(*before, kRaceClock), f_before) << "pass " << f.racer << " (F155)";
+      }
+    }
+    before = &f;
+  }
+  RecordProperty("passes", passes);
+  RecordProperty("passes_split_into_steps", split);
+  EXPECT_GT(countdown, 5) << "the countdown held the cars for a few passes";
+  EXPECT_EQ(go, 1) << "one GO!";
+  EXPECT_GT(split, 2) << "no long frame split into equal steps";
+  EXPECT_GE(clamped_high, 1) << "no frame past the clamp's maximum";
+  EXPECT_GE(clamped_low, 1) << "no frame at the clamp's minimum (two readings in one millisecond)";
 }
 
 TEST(Standin, SnapshotAtThePauseHoldsThatStepsCars) {

@@ -49,11 +49,13 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define POD_RECIP_PTR       0x4ed42cu  /* [ ] = address of the reciprocal table's entry 0 (F013) */
 #define POD_SQRT_PTR        0x4ed434u  /* [ ] = address of the square-root table's entry 0 (F012) */
 #define POD_TLS_GETTER_PTR  0x4ed728u  /* [ ] = the TLS getter rand() calls */
+#define POD_TIME_GET_TIME_PTR 0x4ed72cu /* [ ] = timeGetTime, frame_clock's clock (the import slot, chosen) */
 #define POD_ROUND_M         0x4ee0c0u  /* double 1.5 * 2^68 (F006) */
 #define POD_INV65536        0x4ee0c8u  /* double 2^-16 (chosen) */
 #define POD_CHASSIS_COUNTER 0x4f3310u  /* i32, the chassis search's counter (F075) */
 #define POD_RACE_BLOCK      0x4f8d44u  /* the race block, up to POD_RACE_BLOCK_END */
 #define POD_RACE_BLOCK_END  0x4f9854u
+#define POD_RACE_CLOCK      0x502740u  /* i32: the race clock, += the frame time once per pass (003 row 4) */
 #define POD_SECTOR_COUNT    0x57bf74u  /* i32 */
 #define POD_SECTOR_TABLE    0x57bf78u  /* [ ] = address of the first 0x3c sector record */
 #define POD_SMOKE           0x5b0000u  /* smoke_emit's particle ring (chosen) */
@@ -61,13 +63,18 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define POD_HUMAN_COUNT     0x61d5bcu  /* i32, 1 (chosen reading of A35) */
 #define POD_COMPUTER_COUNT  0x61d5c0u  /* i32, 7 */
 #define POD_EXTRA_COUNT     0x61d5c4u  /* i32, 0 */
+#define POD_TIME_TRIAL      0x61d5c8u  /* i32: 1 in a time trial, 0 in a race (chosen, F154) */
 #define POD_DRIVERS         0x61f870u  /* 8 drivers of 0xb0 */
+#define POD_STEP_UNIT       0x60bdfcu  /* i32 16.16 s: a frame longer than 3 x this is split (F154; 0x888 chosen) */
+#define POD_PASS_FRAME_TIME 0x60be0cu  /* i32 16.16 s: frame_clock's frame time (ms x 65), the next pass's */
+#define POD_CLOCK_LAST      0x60be10u  /* u32 ms: frame_clock's last timeGetTime reading (chosen) */
 #define POD_FRAME           0x621b70u  /* the frame-time block, 0x10 bytes (chosen, G31) */
 #define POD_SURFACES        0x62bc0cu  /* 16 surfaces of 12 bytes */
 #define POD_CARS            0x630838u  /* 8 race cars of 0x558 (C01: 000's address) */
 #define POD_SINES           0x72c704u  /* i32 sines[0..12868] (F014) */
 #define POD_RECIP_STORAGE   0x7a0000u  /* recip[-16384..16383]; entry 0 at 0x7b0000 */
 #define POD_SQRT_STORAGE    0x7c0000u  /* sqrt_table[0..0x7fff] */
+#define POD_SCRIPTED_CLOCK  0x7f1000u  /* the stand-in's timeGetTime: +0 last reading (ms), +4 readings (chosen) */
 #define POD_TRACK_HEAP      0x800000u  /* the track's records (chosen), up to POD_TRACK_HEAP_END */
 #define POD_TRACK_HEAP_END  0x900000u
 
@@ -96,6 +103,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 /* ---- the race block 0x4f8d44..0x4f9854 ------------------------------------------------------- */
 #define RACE_PHASE          0x000  /* i32: non-zero while the countdown holds the cars (chosen) */
 #define RACE_RACERS         0x004  /* i32: number of racers, 8 (chosen) */
+#define RACE_GO_TIME        0x008  /* u32 ms: the timeGetTime reading at which the countdown says "GO!" (chosen) */
 #define RACE_RECORDS        0x040  /* racer records, 0xbc each (000) */
 #define RACE_RECORD_SIZE    0xbc
 #define POD_CATCHUP_RECORDS 0x4f97c8u  /* 16 bytes (four words) per racer (000); driver +0x90 points here */
@@ -104,8 +112,24 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define POD_CATCHUP_TARGET  0x4f984cu  /* the target function FUN_00422918 (A07: a pointer, chosen) */
 #define POD_DIFFICULTY      0x633334u  /* documented (F127); outside the blocks the stand-in defines */
 
+/* The car step's force array (6 x vec3, chosen: pinned so replays write the same bytes). */
+#define POD_STEP_FORCES     0x4f3320u
 /* The chassis point's move the step returns (F036): before, after (2 x vec3). */
 #define POD_CHASSIS_MOVE    0x4f3368u
+/* The damage records for the race display (000: 0xb8 per racer; not written by the stand-in). */
+#define POD_DAMAGE_RECORDS  0x5a8e34u
+#define DAMAGE_RECORD_SIZE  0xb8
+/* The props (000, 002; inventory 3.11): [ ] count, [ ] the list of 0xd0 records, one hit flag per prop
+ * at 0x6212a0 (A18); up to POD_PROPS_END the props' own words (the table of choices, "Props"). */
+#define POD_PROP_COUNT      0x621298u
+#define POD_PROP_LIST       0x62129cu
+#define POD_PROPS_END       0x621400u
+#define PROP_SIZE           0xd0
+#define PROP_POINT_COUNT    0x30   /* i32 */
+#define PROP_POINTS         0xb8   /* u32: address of the contact points, 0x40 each (F110) */
+#define PROP_POINT_SIZE     0x40
+#define MAX_PROPS           64
+#define MAX_PROP_POINTS     64
 /* [ ] = the race paths' first link, 0 without paths (000, 002). */
 #define POD_PATHS           0x543254u
 /* The beacons in the race block (chosen): +0x620 count, +0x624 records of 0x18 (point, normal). */
@@ -274,11 +298,18 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define FN_MEMMOVE          0x4c8e70u  /* eax=dst, edx=src, ebx=n -> eax=dst; reloads ES */
 #define FN_SMOKE_EMIT       0x45d44cu  /* eax=position (vec3*), edx=amount (16.16) */
 #define FN_SIM_STEP         0x49a89cu  /* the simulation step */
+#define FN_ZONES            0x456dd4u  /* race::zones: a named seam (G20) */
+#define FN_RACE_STEP        0x49e63cu  /* race::race_step: the simulation steps of one pass (F154) */
+#define FN_FRAME_CLOCK      0x4ae894u  /* race::frame_clock: the next frame time (F156) */
+#define FN_COUNTDOWN        0x47b98cu  /* race::countdown (F130) */
+#define FN_RACE_PASS        0x49d5e8u  /* race::pass: one pass of the race loop's rows 3, 4, 8, 10 (chosen) */
+#define FN_TIME_GET_TIME    0x7f0010u  /* the scripted millisecond clock (stdcall) -> eax */
 #define FN_HUMAN_CONTROLLER 0x422000u  /* eax=driver, edx=car */
 #define FN_COMPUTER_CONTROLLER 0x4221d8u
 #define FN_HOOK_STEP        0x74c240u  /* step-log hooks; preserve every register */
 #define FN_HOOK_CTRL        0x74c250u  /* eax=racer: call right after the controller returns */
 #define FN_HOOK_PHYS        0x74c260u  /* eax=racer */
+#define FN_HOOK_FRAME       0x74c270u  /* the FRAME record, at the end of a pass */
 #define FN_TLS_GETTER       0x7f0000u  /* -> eax = this thread's C library block */
 /* the physics slice (src/physics/): in the documented order of the car step */
 #define FN_CAR_STEP         0x41b66cu  /* eax=car, edx=driver -> eax */

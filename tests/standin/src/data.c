@@ -16,6 +16,7 @@ POD_DATA(inv65536) const double pod_inv65536 = 1.0 / 65536.0;
 POD_DATA(recip_table_ptr) uint32_t pod_recip_table_ptr;   /* set by tables_build */
 POD_DATA(sqrt_table_ptr) uint32_t pod_sqrt_table_ptr;
 POD_DATA(tls_getter_ptr) uint32_t pod_tls_getter_ptr = FN_TLS_GETTER;
+POD_DATA(time_get_time_ptr) uint32_t pod_time_get_time_ptr = FN_TIME_GET_TIME;  /* the scripted clock */
 POD_DATA(chassis_search_counter) int32_t pod_chassis_search_counter;
 POD_DATA(race_block) uint8_t pod_race_block[0x40];
 

@@ -25,13 +25,26 @@ extern int path_link_count;
 
 /* race.c */
 extern int race_trace;
+/* The race's set-up: drivers, cars, objects, beacons, props, damage, the loop's clock. */
 void race_setup(void);
-/* Runs the simulation steps of one frame; returns the number of steps run. */
-int race_frame(int frame, int steps_left);
+/* --trace: one line for this racer's car on stderr. */
+void race_trace_car(int racer);
 
-/* steplog.c */
-int steplog_open(const char *path, int pause_at);
-void steplog_close(void);
+/* race_loop.c: the words the race loop starts from, and its first frame_clock (003). */
+void race_loop_setup(void);
+
+/* steplog.c: the step log and the run's stops. */
+typedef struct steplog_options {
+  const char *path;   /* the step log (NULL: none) */
+  int pause_at;       /* SIGSTOP at this step's STEP record (-1: never) */
+  int pause_at_pass;  /* SIGSTOP at the start of this pass (-1: never) */
+  int step_limit;     /* the run ends at the entry of this step (-1: no limit) */
+} steplog_options;
+int steplog_open(const steplog_options *options);
+/* Called by the race loop at the start of each pass, before its row 3 (--pause-at-pass). */
+void steplog_pass_start(int pass);
+/* Ends the run: the log closed, the count of steps on stderr. */
+void steplog_finish(void);
 
 /* The car's set-up beyond its pose (parameters, points): in src/physics/ (a weak placeholder in
  * placeholders.c). On entry the car record is zero but for its pose: +0x498 the ground point under

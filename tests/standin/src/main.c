@@ -1,4 +1,5 @@
-/* The stand-in's start-up and race loop (tests/standin/README.md). */
+/* The stand-in's start-up and race loop (tests/standin/README.md): the loop runs the passes of
+ * race::pass (0x49d5e8) until --passes passes or --steps steps have run. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,10 +19,18 @@ static int parse_int(const char *s, const char *what) {
   return (int)v;
 }
 
+#define DEFAULT_PASSES 2000
+
 static void usage(void) {
   fprintf(stderr,
-          "usage: standin [--log FILE] [--steps N] [--pause-at STEP] [--trace] [--selftest-arith N]\n"
-          "  runs the stand-in's race (tests/standin/README.md) and writes its step log\n");
+          "usage: standin [--log FILE] [--passes N] [--steps N] [--pause-at STEP] [--pause-at-pass N]\n"
+          "               [--trace] [--selftest-arith N]\n"
+          "  runs the stand-in's race (tests/standin/README.md) and writes its step log:\n"
+          "  --passes N         passes of the race loop to run (default %d)\n"
+          "  --steps N          stop at the entry of simulation step N instead, if it comes first\n"
+          "  --pause-at STEP    SIGSTOP at that step's STEP record (for a live snapshot)\n"
+          "  --pause-at-pass N  SIGSTOP at the start of pass N, before its simulation steps\n",
+          DEFAULT_PASSES);
 }
 
 int main(int argc, char **argv) {
@@ -29,8 +38,8 @@ int main(int argc, char **argv) {
   const uint16_t control_word = 0x027f;
   __asm__ volatile("fldcw %0" : : "m"(control_word));
 
-  const char *log_path = NULL;
-  int steps = 400, pause_at = -1, selftest = -1;
+  steplog_options log = {NULL, -1, -1, -1};
+  int passes = DEFAULT_PASSES, selftest = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -38,11 +47,15 @@ int main(int argc, char **argv) {
       usage();
       return 0;
     } else if (!strcmp(a, "--log") && v) {
-      log_path = v, ++i;
+      log.path = v, ++i;
+    } else if (!strcmp(a, "--passes") && v) {
+      passes = parse_int(v, "--passes"), ++i;
     } else if (!strcmp(a, "--steps") && v) {
-      steps = parse_int(v, "--steps"), ++i;
+      log.step_limit = parse_int(v, "--steps"), ++i;
     } else if (!strcmp(a, "--pause-at") && v) {
-      pause_at = parse_int(v, "--pause-at"), ++i;
+      log.pause_at = parse_int(v, "--pause-at"), ++i;
+    } else if (!strcmp(a, "--pause-at-pass") && v) {
+      log.pause_at_pass = parse_int(v, "--pause-at-pass"), ++i;
     } else if (!strcmp(a, "--trace")) {
       race_trace = 1;
     } else if (!strcmp(a, "--selftest-arith") && v) {
@@ -51,6 +64,11 @@ int main(int argc, char **argv) {
       usage();
       return 2;
     }
+  }
+
+  if (log.pause_at >= 0 && log.pause_at_pass >= 0) {
+    fprintf(stderr, "standin: --pause-at and --pause-at-pass: one pause per run (one snapshot)\n");
+    return 2;
   }
 
   tables_build();
@@ -66,13 +84,15 @@ int main(int argc, char **argv) {
   }
   track_build();
   race_setup();
-  if (steplog_open(log_path, pause_at) != 0) {
-    fprintf(stderr, "standin: cannot write %s\n", log_path);
+  if (steplog_open(&log) != 0) {
+    fprintf(stderr, "standin: cannot write %s\n", log.path);
     return 4;
   }
-  int done = 0;
-  for (int frame = 0; done < steps; ++frame) done += race_frame(frame, steps - done);
-  steplog_close();
-  fprintf(stderr, "standin: %d steps\n", done);
+  /* the race loop FUN_0049d4c0: its passes (an end by --steps comes from inside the step) */
+  for (int pass = 0; pass < passes; ++pass) {
+    steplog_pass_start(pass);
+    POD_CALL0(FN_RACE_PASS);
+  }
+  steplog_finish();
   return 0;
 }

@@ -1,5 +1,6 @@
-/* The race: eight cars on the grid, scripted controllers, the simulation step, and the frames that
- * drive it (port/CHOICES.md, "Race, controls and frame time"). */
+/* The race: eight cars on the grid, their scripted controllers, the props and the race's set-up
+ * (port/CHOICES.md, "Race, controls and frame time"; tests/standin/README.md, "The race"). The loop
+ * that runs it is race_loop.c's. */
 #include <stdint.h>
 #include <string.h>
 
@@ -7,17 +8,19 @@
 
 #include "internal.h"
 #include "physics/car_params.h"
+#include "physics/objects.h"
 #include "pod_call.h"
 #include "standin_math.h"
 
 int race_trace;  /* --trace: a line per car and step on stderr (for tuning the track) */
 
-#define STEP_UNIT 0x888          /* the step unit (chosen, G19): 1/30 s */
-#define COUNTDOWN_STEPS 20       /* the countdown holds the cars for the first 20 steps */
 #define AUTOMATIC_RACER 3        /* the one car with the automatic gearbox */
 #define UNTRACKED_RACER 7        /* the one car with no drawn object and no race tracker */
 #define DROPPED_RACER 0          /* the one car that starts in the air (see grid_place) */
 #define DROP_HEIGHT (14 * FX_ONE)
+#define ROOF_RACER 7             /* the one car that starts on its roof (see grid_place) */
+#define ROOF_HEIGHT (3 * FX_ONE)
+#define TOUCHING_ROW 2           /* racers 4 and 5 start side by side, touching (see grid_place) */
 
 /* ---- the scripted controllers ------------------------------------------------------------------ */
 
@@ -139,7 +142,7 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
   if ((steer > FX_ONE / 2 || steer < -FX_ONE / 2) && !in_manoeuvre && speed > 5 * FX_ONE)
     throttle = 0;  /* lift off in a hard turn at speed */
   if (in_manoeuvre) throttle = FX_ONE;
-  if (step < COUNTDOWN_STEPS && (racer & 1)) throttle = FX_ONE / 2;  /* revving on the grid, half way */
+  if (I32(POD_RACE_BLOCK, RACE_PHASE) != 0 && (racer & 1)) throttle = FX_ONE / 2;  /* revving on the grid */
   fx brake = braking ? (step & 1 ? FX_ONE : 0xc000) : 0;
 
   /* a stuck computer car (step::stuck set driver +0x7c negative): reverse, counting it back up to 0
@@ -206,6 +209,9 @@ int32_t controller_computer(uint32_t driver, uint32_t car, uint32_t ebx, uint32_
   return 0;
 }
 
+/* The props (physics/props.c: the environment's bytes and props::build), where a branch has them. */
+extern void props_setup(void) __attribute__((weak));
+
 /* ---- the grid ----------------------------------------------------------------------------------- */
 
 /* Two rows of four... of two: racer i in row i / 2, inner (even) or outer (odd) lane, facing along
@@ -213,16 +219,25 @@ int32_t controller_computer(uint32_t driver, uint32_t car, uint32_t ebx, uint32_
 static void grid_place(int racer) {
   uint32_t car = CAR(racer);
   fx angle = 6554 - (racer / 2) * 4588;  /* 0.1 rad at the front row, 0.07 rad (8.4 units) per row */
-  fx radius = TRACK_RADIUS + ((racer & 1) ? 4 : -4) * FX_ONE;
+  /* the third row's two cars stand 2.2 apart, their sides overlapping by 0.2: the collision pass
+   * pushes them apart from the first step (a contact at the start) */
+  fx side = racer / 2 == TOUCHING_ROW ? 0x11999 : 4 * FX_ONE;
+  fx radius = TRACK_RADIUS + ((racer & 1) ? side : -side);
   fx c = POD_CALL1(FN_COS16, angle), s = POD_CALL1(FN_SIN16, angle);
   /* The dropped car starts 14 above its slot: above every sector's bounds (the highest vertex + 10,
    * F131), so none of its points has a sector until the track pass's search of every sector finds
    * one as it falls (F070): the pass's and the walls' paths for points with no sector. */
-  fx z = racer == DROPPED_RACER ? DROP_HEIGHT : 0;
+  fx z = racer == DROPPED_RACER ? DROP_HEIGHT : racer == ROOF_RACER ? ROOF_HEIGHT : 0;
   *VEC(car, CAR_BODY_CENTRE) = (vec3){mul16(radius, c), mul16(radius, s), z};
   *VEC(car, CAR_FORWARD) = (vec3){-s, c, 0};   /* the loop's direction */
   *VEC(car, CAR_LEFT) = (vec3){-c, -s, 0};     /* up x forward: towards the centre */
   *VEC(car, CAR_UP) = (vec3){0, 0, FX_ONE};
+  if (racer == ROOF_RACER) {
+    /* turned over about its forward axis, above its slot: it falls onto its roof (the upside-down
+     * timer, F081) and is put back after 2.5 s, however the race's cars meet */
+    *VEC(car, CAR_LEFT) = (vec3){c, s, 0};
+    *VEC(car, CAR_UP) = (vec3){0, 0, -FX_ONE};
+  }
 }
 
 /* The beacons (race block +0x620, chosen): 12, every 30 degrees round the ring, each a vertical
@@ -267,7 +282,7 @@ static int link_number(uint32_t link) {
   return -1;
 }
 
-static void race_trace_car(int racer) {
+void race_trace_car(int racer) {
   uint32_t car = CAR(racer), driver = DRIVER(racer);
   const vec3 *p = VEC(car, CAR_BODY_CENTRE);
   int down = 0, skid = 0, slide = 0;
@@ -302,7 +317,6 @@ void race_setup(void) {
   I32(POD_COMPUTER_COUNT, 0) = NUM_RACERS - 1;
   I32(POD_EXTRA_COUNT, 0) = 0;
   I32(POD_RACE_BLOCK, RACE_RACERS) = NUM_RACERS;
-  I32(POD_RACE_BLOCK, RACE_PHASE) = 1;
   for (int i = 0; i < NUM_RACERS; ++i) {
     uint32_t driver = DRIVER(i), car = CAR(i);
     uint32_t obj = U32(driver, DRV_OBJECT);
@@ -325,50 +339,9 @@ void race_setup(void) {
     I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * (uint32_t)i + REC_NEXT_BEACON) =
         VEC(car, CAR_BODY_CENTRE)->y > 0 && i != DROPPED_RACER ? 1 : 0;
   }
-}
-
-/* ---- the simulation step (FUN_0049a89c) -------------------------------------------------------- */
-
-/* Each racer in turn (000 "The step", F025): its car step, upside-down timer and the pose with the
- * wheels' roll (racer_step, 0x49a800), then the PHYS record. The zones and the collisions are
- * outside the stand-in's slice and are not run (chosen). */
-int32_t sim_step(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) {
-  (void)eax, (void)edx, (void)ebx, (void)ecx;
-  POD_CALL0(FN_HOOK_STEP);
-  for (int i = 0; i < NUM_RACERS; ++i) {
-    I32(POD_FRAME, FRAME_DT) = I32(POD_FRAME, FRAME_STEP_DT);
-    POD_CALL2(FN_RACER_STEP, CAR(i), DRIVER(i));
-    if (race_trace) race_trace_car(i);
-    POD_CALL1(FN_HOOK_PHYS, i);
-  }
-  return 0;
-}
-
-/* ---- frames ------------------------------------------------------------------------------------ */
-
-/* The frame time of frame n, 16.16 s (65 = 1 ms, as frame_clock's x 65): 1200..4500 varying, and
- * every 50th frame a long one (9000) that the step unit splits into equal steps (F154). */
-static fx frame_time(int n) {
-  if (n % 50 == 49) return 9000;
-  return 1200 + (fx)(((uint32_t)n * 7919u) % 23u) * 150;
-}
-
-int race_frame(int frame, int steps_left) {
-  fx f = frame_time(frame);
-  int n = f > 3 * STEP_UNIT ? f / STEP_UNIT : 1;
-  fx dt = f / n;
-  I32(POD_FRAME, FRAME_SUM) += f;
-  int run = 0;
-  for (; run < n && run < steps_left; ++run) {
-    int step = I32(POD_FRAME, FRAME_STEP);
-    I32(POD_FRAME, FRAME_STEP_DT) = dt;
-    if (step < COUNTDOWN_STEPS) {
-      for (int i = 0; i < NUM_RACERS; ++i) I32(DRIVER(i), DRV_STUCK) = 0;  /* F130 */
-    } else {
-      I32(POD_RACE_BLOCK, RACE_PHASE) = 0;  /* "GO!" */
-    }
-    POD_CALL0(FN_SIM_STEP);
-    I32(POD_FRAME, FRAME_STEP) = step + 1;
-  }
-  return run;
+  /* damage on for the race, all six parts (chosen: the menus' option 1, A31) */
+  I32(POD_DAMAGE_OPTION, 0) = 1;
+  /* the props, laid where the race's cars run into them */
+  if (props_setup) props_setup();
+  race_loop_setup();
 }
