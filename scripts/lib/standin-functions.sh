@@ -10,8 +10,8 @@ standin_step_functions=(math::dot16 math::cross16 math::scale16_in_place math::s
      collide::track collide::touch_face collide::chassis_searches collide::over_quad collide::over_triangle
      drive::wheel_spin step::skid_smoke collide::wall_depth collide::push_faces collide::sector_walls
      body::impacts suspension::travel body::push_out race::beacon_test step::stuck step::upside_down
-     step::pose step::wheel_roll racer_step)
+     step::pose step::wheel_roll race::racer_step)
 
 # The put-back and what only it calls: a few calls a race, so captured from every car step.
-standin_putback_functions=(putback::put_back car_reset putback::clear_pose putback::place world::sector_near
+standin_putback_functions=(putback::put_back putback::car_reset putback::clear_pose putback::place world::sector_near
      world::sector_any paths::heading paths::next_point)

@@ -12,7 +12,7 @@ TEST(PodBindings, MatchTheProfile) {
   lockstep::testing::expect_bindings_match_profile(
       pod::bindings::all(), POD_PROFILE,
       {
-          {"sim_step", "the whole simulation step: the recording's driver runs it; its cases are the racers' "
+          {"race::sim_step", "the whole simulation step: the recording's driver runs it; its cases are the racers' "
                        "racer_step cases, which are bound"},
           {"race::race_step", "runs the simulation steps, whose racers' controllers are the stand-in's scripted ones "
                               "(not POD's, not ported); the whole-race follow checks it with their outputs laid "

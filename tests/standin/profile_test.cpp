@@ -34,7 +34,7 @@ TEST(PodProfile, AgreesWithTheStandinsConstants) {
       {"math::dot16", FN_DOT16}, {"math::cross16", FN_CROSS16}, {"math::scale16_in_place", FN_SCALE16_IN_PLACE},
       {"math::scale16", FN_SCALE16}, {"Tables::length16", FN_LENGTH16}, {"Tables::cos16", FN_COS16},
       {"Tables::sin16", FN_SIN16}, {"body::exp16", FN_EXP16}, {"sound::play", FN_SOUND}, {"rand", FN_RAND},
-      {"memmove", FN_MEMMOVE}, {"smoke_emit", FN_SMOKE_EMIT}, {"sim_step", FN_SIM_STEP},
+      {"memmove", FN_MEMMOVE}, {"smoke::emit", FN_SMOKE_EMIT}, {"race::sim_step", FN_SIM_STEP},
       {"controller::human", FN_HUMAN_CONTROLLER}, {"controller::computer", FN_COMPUTER_CONTROLLER},
       {"steplog::step", FN_HOOK_STEP}, {"steplog::ctrl", FN_HOOK_CTRL}, {"steplog::phys", FN_HOOK_PHYS},
       {"steplog::frame", FN_HOOK_FRAME}, {"race::zones", FN_ZONES}, {"race::race_step", FN_RACE_STEP},

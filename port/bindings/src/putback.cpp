@@ -11,7 +11,7 @@ void add_putback(lockstep::cases::BindingSet& set) {
   }));
   // Named as the profile names FUN_0041c814 (and the corpora's files after it): the port's function is
   // putback::car_reset.
-  set.push_back(make(0x41c814, "car_reset", [](pod::Memory& m, const Case& c) {
+  set.push_back(make(0x41c814, "putback::car_reset", [](pod::Memory& m, const Case& c) {
     putback::car_reset(m, c.in.eax);
     return ret_none();
   }));

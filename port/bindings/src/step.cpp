@@ -34,7 +34,7 @@ void add_step(lockstep::cases::BindingSet& set) {
   // step from its controls, upside-down, the pose and the wheels' roll. Named as the profile names it
   // (the port's function is step::racer_step_from_controls).
   set.push_back(make(
-      0x49a800, "racer_step",
+      0x49a800, "race::racer_step",
       [](pod::Memory& m, const Case& c) {
         step::Scratch scratch;
         scratch.stale_slot = step_stale_slot(c);
@@ -60,7 +60,7 @@ void add_step(lockstep::cases::BindingSet& set) {
     return ret_none();
   }));
   // 0x45d44c: eax = the position's address, edx = amount.
-  set.push_back(make(0x45d44c, "smoke_emit", [](pod::Memory& m, const Case& c) {
+  set.push_back(make(0x45d44c, "smoke::emit", [](pod::Memory& m, const Case& c) {
     step::smoke_emit(m, c.in.eax, static_cast<Fixed>(c.in.edx), thread_block(c));
     return ret_none();
   }));
