@@ -133,6 +133,7 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
 
   StepCheckReport report;
   report.driver = driver->name;
+  report.frame_mode = frame_mode;
   for (std::size_t idx : runs) {
     const Record& rec = log.records[idx];
     StepMismatch mm;
@@ -210,7 +211,8 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
 }
 
 std::string format_step_report(const StepCheckReport& r) {
-  std::string out = fmt::format("driver {}: steps matched: {} / {}", r.driver, r.matched, r.total);
+  std::string out = fmt::format("driver {}: {} matched: {} / {}", r.driver, r.frame_mode ? "passes" : "steps", r.matched,
+                                r.total);
   if (r.faulted) out += fmt::format(" ({} faulted)", r.faulted);
   out += "\n";
   for (const StepMismatch& m : r.mismatches) {

@@ -105,6 +105,63 @@ TEST(CheckSteps, TheCommandLineSaysSoToo) {
   EXPECT_NE(out.str().find("steps matched: 200 / 200"), std::string::npos) << out.str();
 }
 
+// Frame mode: the race loop's pass (race::pass, the profile's race_pass driver) run under the machine
+// from each FRAME record must leave exactly the next FRAME record (capture/docs/state-log.md).
+std::size_t frame_records(const StateLog& log) {
+  std::size_t n = 0;
+  for (const Record& rec : log.records) n += rec.kind == RecordKind::kFrame;
+  return n;
+}
+
+TEST(CheckSteps, EveryPassOfTheStandInLeavesItsNextFrameRecord) {
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  const std::size_t frames = frame_records(r.log);
+  ASSERT_GT(frames, 100u) << "the recording holds the race loop's FRAME records";
+  StepCheckOptions options;
+  options.driver = "race_pass";
+  auto report = check_steps(r.snapshot, r.log, r.profile, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_TRUE(report->frame_mode);
+  EXPECT_EQ(report->total, frames - 1) << "every pass but the last, which has no FRAME record after it";
+  EXPECT_EQ(report->matched, report->total) << format_step_report(*report);
+  EXPECT_NE(format_step_report(*report).find("passes matched"), std::string::npos);
+}
+
+TEST(CheckSteps, ACorruptedFrameByteIsReportedAtItsFieldAndPass) {
+  const Recording& r = recording();
+  ASSERT_TRUE(r.ok) << r.why;
+  // The race clock (0x502740) in the FRAME record of pass 41: the pass from 40 must then differ there.
+  GuestAddr clock = 0;
+  for (const LabelSpec& l : r.profile.labels)
+    if (l.name == "race_clock") clock = l.address;
+  ASSERT_NE(clock, 0u);
+  StateLog log = r.log;
+  bool done = false;
+  for (Record& rec : log.records)
+    if (rec.kind == RecordKind::kFrame && rec.racer == 41)
+      for (Block& b : rec.blocks)
+        if (clock >= b.address && clock < b.end()) {
+          b.bytes[clock - b.address] ^= 0x01;
+          done = true;
+        }
+  ASSERT_TRUE(done) << "no FRAME record of pass 41 holds the race clock";
+  StepCheckOptions options;
+  options.driver = "race_pass";
+  options.max_steps = 45;  // passes 0..44: the corrupted one and a few after it
+  auto report = check_steps(r.snapshot, log, r.profile, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  // Pass 40 ends at the corrupted record; pass 41 starts from it (its race clock one off), so it and
+  // the passes after it that carry the clock differ too until the countdown zeroes it, or all do.
+  ASSERT_GE(report->mismatches.size(), 1u);
+  const StepMismatch& m = report->mismatches.front();
+  ASSERT_TRUE(m.pass.has_value());
+  EXPECT_EQ(*m.pass, 40);
+  ASSERT_FALSE(m.fields.empty());
+  EXPECT_NE(m.fields.front().name.find("race_clock"), std::string::npos) << format_step_report(*report);
+  EXPECT_EQ(m.bytes_differing, 1u) << format_step_report(*report);
+}
+
 /// The first CTRL record of racer `racer` at or after step `from`.
 std::size_t ctrl_index(const StateLog& log, std::uint32_t from, std::int32_t racer) {
   for (std::size_t i = 0; i < log.records.size(); ++i)

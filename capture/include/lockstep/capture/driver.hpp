@@ -54,6 +54,7 @@ struct StepMismatch {
 
 struct StepCheckReport {
   std::string driver;
+  bool frame_mode = false;       ///< passes run from one FRAM record to the next, not car steps
   std::uint64_t total = 0;       ///< steps checked
   std::uint64_t matched = 0;
   std::uint64_t faulted = 0;
