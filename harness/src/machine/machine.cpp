@@ -528,6 +528,45 @@ struct Machine::Impl {
   std::uint64_t skip_a = 0, skip_b = 0;
   int skip_size = 0, skip_left = 0;
 
+  /// Whether every one of the n flag bytes at `flags` is non-zero (read or written already): then an
+  /// access there changes nothing. Whole words for the common sizes.
+  static bool all_noted(const std::uint8_t* flags, std::uint32_t n) noexcept {
+    auto no_zero_byte = [](std::uint64_t w, std::uint64_t ones) {
+      return ((w - ones) & ~w & (ones << 7)) == 0;
+    };
+    switch (n) {
+      case 1: return flags[0] != 0;
+      case 2: { std::uint16_t w; std::memcpy(&w, flags, 2); return no_zero_byte(w, 0x0101); }
+      case 4: { std::uint32_t w; std::memcpy(&w, flags, 4); return no_zero_byte(w, 0x01010101); }
+      case 8: { std::uint64_t w; std::memcpy(&w, flags, 8); return no_zero_byte(w, 0x0101010101010101); }
+      default:
+        for (std::uint32_t i = 0; i < n; ++i)
+          if (!flags[i]) return false;
+        return true;
+    }
+  }
+
+  /// Bytes [off, off + n) of one page read: those no frame has seen yet become its inputs.
+  void note_read_in_page(std::uint32_t page, std::uint32_t off, std::uint32_t n) {
+    const std::uint8_t kind = page_kind[page];
+    if (kind != kSnapshotPage && kind != kHarnessData) return;
+    const std::uint8_t* host = host_page[page] + off;
+    for (Frame* f : recording) {
+      ShadowPage* sp = f->shadow.get(page);
+      std::uint8_t* flags = sp->flags.data() + off;
+      // Most reads are of bytes the call has read or written before (its stack slots, the record it
+      // works on): nothing to note.
+      if (all_noted(flags, n)) continue;
+      sp->touch(off, n);
+      std::uint8_t* value = sp->value.data() + off;
+      for (std::uint32_t i = 0; i < n; ++i)
+        if (!flags[i]) {
+          flags[i] = kByteRead;
+          value[i] = host[i];
+        }
+    }
+  }
+
   void note_read(std::uint64_t addr, int size) {
     if (skip_left) {
       const std::uint64_t want = skip_left == 2 ? skip_a : skip_b;
@@ -537,67 +576,59 @@ struct Machine::Impl {
       }
       skip_left = 0;
     }
-    if (size > 1 && (addr & (kPageSize - 1)) + static_cast<std::uint64_t>(size) > kPageSize) {
-      skip_a = addr & ~static_cast<std::uint64_t>(size - 1);
-      skip_b = skip_a + static_cast<std::uint64_t>(size);
-      skip_size = size;
-      skip_left = 2;
+    const std::uint32_t off = static_cast<std::uint32_t>(addr & (kPageSize - 1));
+    const std::uint32_t page = static_cast<std::uint32_t>((addr >> 12) & (kPageCount - 1));
+    if (off + static_cast<std::uint32_t>(size) <= kPageSize) {
+      note_read_in_page(page, off, static_cast<std::uint32_t>(size));
+      return;
     }
-    std::uint64_t a = addr;
-    std::uint64_t remaining = static_cast<std::uint64_t>(size);
-    while (remaining) {
-      const std::uint32_t page = static_cast<std::uint32_t>((a >> 12) & (kPageCount - 1));
-      const std::uint32_t off = static_cast<std::uint32_t>(a & (kPageSize - 1));
-      const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(remaining, kPageSize - off));
-      const std::uint8_t kind = page_kind[page];
-      if (kind == kSnapshotPage || kind == kHarnessData) {
-        const std::uint8_t* host = host_page[page] + off;
-        for (Frame* f : recording) {
-          ShadowPage* sp = f->shadow.get(page);
-          sp->touch(off, n);
-          std::uint8_t* flags = sp->flags.data() + off;
-          std::uint8_t* value = sp->value.data() + off;
-          for (std::uint32_t i = 0; i < n; ++i)
-            if (!flags[i]) {
-              flags[i] = kByteRead;
-              value[i] = host[i];
-            }
-        }
+    skip_a = addr & ~static_cast<std::uint64_t>(size - 1);
+    skip_b = skip_a + static_cast<std::uint64_t>(size);
+    skip_size = size;
+    skip_left = 2;
+    note_read_in_page(page, off, kPageSize - off);
+    note_read_in_page((page + 1) & (kPageCount - 1), 0, off + static_cast<std::uint32_t>(size) - kPageSize);
+  }
+
+  /// The lowest entry esp of the recording frames: a write in [stack_low, writer_floor) is in every
+  /// recording frame's own stack frame (a push, a local), which no case compares, so its writer is
+  /// never shown and need not be read.
+  GuestAddr writer_floor = 0;
+
+  /// Bytes [off, off + n) of one page written by the instruction at `eip`.
+  void note_write_in_page(std::uint32_t page, std::uint32_t off, std::uint32_t n, std::uint32_t eip) {
+    const std::uint8_t kind = page_kind[page];
+    if (kind == kUnmapped) return;
+    mark_dirty(page);
+    if (kind == kHarnessInternal) return;
+    for (Frame* f : recording) {
+      ShadowPage* sp = f->shadow.get(page);
+      sp->touch(off, n);
+      std::uint8_t* flags = sp->flags.data() + off;
+      std::uint32_t* writer = sp->writer.data() + off;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        flags[i] |= kByteWritten;
+        writer[i] = eip;
       }
-      a += n;
-      remaining -= n;
     }
   }
 
   void note_write(std::uint64_t addr, int size) {
     // The writing instruction's address: Unicorn 2 brings eip up to date before each memory access
-    // while a memory hook exists, so reading it here costs one register read per write and no
-    // per-instruction hook. Read only when a frame records.
+    // while a memory hook exists (its FAQ: "the PC is sync-ed exactly before any read/write
+    // events"), so reading it here costs one register read per write and no per-instruction hook.
+    // Read only when the bytes can be some recording frame's outputs.
     std::uint32_t eip = 0;
-    if (!recording.empty()) uc_reg_read(uc, UC_X86_REG_EIP, &eip);
-    std::uint64_t a = addr;
-    std::uint64_t remaining = static_cast<std::uint64_t>(size);
-    while (remaining) {
-      const std::uint32_t page = static_cast<std::uint32_t>((a >> 12) & (kPageCount - 1));
-      const std::uint32_t off = static_cast<std::uint32_t>(a & (kPageSize - 1));
-      const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(remaining, kPageSize - off));
-      if (page_kind[page] != kUnmapped) {
-        mark_dirty(page);
-        if (page_kind[page] != kHarnessInternal)
-          for (Frame* f : recording) {
-            ShadowPage* sp = f->shadow.get(page);
-            sp->touch(off, n);
-            std::uint8_t* flags = sp->flags.data() + off;
-            std::uint32_t* writer = sp->writer.data() + off;
-            for (std::uint32_t i = 0; i < n; ++i) {
-              flags[i] |= kByteWritten;
-              writer[i] = eip;
-            }
-          }
-      }
-      a += n;
-      remaining -= n;
+    if (!recording.empty() && (addr < layout.stack_low || addr >= writer_floor))
+      uc_reg_read(uc, UC_X86_REG_EIP, &eip);
+    const std::uint32_t off = static_cast<std::uint32_t>(addr & (kPageSize - 1));
+    const std::uint32_t page = static_cast<std::uint32_t>((addr >> 12) & (kPageCount - 1));
+    if (off + static_cast<std::uint32_t>(size) <= kPageSize) {
+      note_write_in_page(page, off, static_cast<std::uint32_t>(size), eip);
+      return;
     }
+    note_write_in_page(page, off, kPageSize - off, eip);
+    note_write_in_page((page + 1) & (kPageCount - 1), 0, off + static_cast<std::uint32_t>(size) - kPageSize, eip);
   }
 
   Effects effects_of(const Frame& f) const {
@@ -656,8 +687,12 @@ struct Machine::Impl {
 
   void rebuild_recording() {
     recording.clear();
+    writer_floor = ~GuestAddr{0};
     for (auto& f : frames)
-      if (f->recording) recording.push_back(f.get());
+      if (f->recording) {
+        recording.push_back(f.get());
+        writer_floor = std::min(writer_floor, f->entry_esp);
+      }
   }
 
   void push_frame(GuestAddr function, GuestAddr ret, GuestAddr esp, std::uint32_t depth, std::uint64_t index,
@@ -671,7 +706,10 @@ struct Machine::Impl {
     f->recording = rec;
     f->in = in;
     frames.push_back(std::move(f));
-    if (rec) recording.push_back(frames.back().get());
+    if (rec) {
+      recording.push_back(frames.back().get());
+      writer_floor = std::min(writer_floor, esp);
+    }
   }
 
   CallRecord finish_frame(Frame& f, bool complete) {
@@ -843,12 +881,12 @@ struct Machine::Impl {
 namespace {
 
 // Hooks: thin trampolines into Machine::Impl.
-void hook_mem_read(uc_engine*, uc_mem_type, std::uint64_t addr, int size, std::int64_t, void* user) {
+[[gnu::flatten]] void hook_mem_read(uc_engine*, uc_mem_type, std::uint64_t addr, int size, std::int64_t, void* user) {
   auto* m = static_cast<Machine::Impl*>(user);
   if (!m->recording.empty()) m->note_read(addr, size);
 }
 
-void hook_mem_write(uc_engine*, uc_mem_type, std::uint64_t addr, int size, std::int64_t, void* user) {
+[[gnu::flatten]] void hook_mem_write(uc_engine*, uc_mem_type, std::uint64_t addr, int size, std::int64_t, void* user) {
   static_cast<Machine::Impl*>(user)->note_write(addr, size);
 }
 
@@ -1232,6 +1270,7 @@ Result<CallOutcome> Machine::Impl::run(GuestAddr function, const Registers& regs
   out.record.in = read_registers();
   frames.clear();
   recording.clear();
+  writer_floor = ~GuestAddr{0};
   top_entry_esp = entry_esp;
   pending = Pending{};
   blocks = 0;
