@@ -470,7 +470,6 @@ struct Machine::Impl {
     r.x87.status = sw;
     r.x87.tag = tag;  // Unicorn computes the full tag word (00 valid, 01 zero, 10 special, 11 empty)
     r.x87.mxcsr = mxcsr;
-    r.x87.valid = true;
     const unsigned top = (sw >> 11) & 7;
     for (unsigned i = 0; i < 8; ++i) {
       // UC_X86_REG_FP0..7 are the physical registers; ST(i) is physical (TOP + i) & 7 (tested).
@@ -507,16 +506,13 @@ struct Machine::Impl {
     r.eip = thread.eip;
     // Only the flags a program can set matter; keep IF (bit 9) and the reserved bit 1 as Linux does.
     r.eflags = (thread.eflags & 0x00000cd5u) | 0x202u;
-    if (thread.x87.valid) {
+    if (thread.x87_valid) {
       r.x87 = thread.x87;
     } else {
       r.x87 = X87State{};
       r.x87.control = cfg.default_fpu_control;
       r.x87.mxcsr = cfg.default_mxcsr;
-      r.x87.status = 0;
-      r.x87.tag = 0xffff;
     }
-    r.x87.valid = true;
     return r;
   }
 
@@ -1228,17 +1224,7 @@ Result<CallOutcome> Machine::Impl::call(const CallSpec& spec) {
 
   uc_context_restore(uc, baseline);
   Registers regs = initial_registers();
-  for (auto [reg, v] : plan.registers) {
-    switch (reg) {
-      case Reg::kEax: regs.eax = v; break;
-      case Reg::kEcx: regs.ecx = v; break;
-      case Reg::kEdx: regs.edx = v; break;
-      case Reg::kEbx: regs.ebx = v; break;
-      case Reg::kEsi: regs.esi = v; break;
-      case Reg::kEdi: regs.edi = v; break;
-      case Reg::kEbp: regs.ebp = v; break;
-    }
-  }
+  for (auto [reg, v] : plan.registers) regs[reg] = v;
   regs.esp = entry_esp;
   regs.eip = spec.function;
   return run(spec.function, regs, spec.returns);
