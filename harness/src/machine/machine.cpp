@@ -17,13 +17,14 @@
 #include <unicorn/unicorn.h>
 
 #include "descriptor_tables.hpp"
+#include "harness_pages.hpp"
 #include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/pe32.hpp"
 
 namespace lockstep::harness {
 namespace {
 
-constexpr std::uint32_t kPageSize = 0x1000;
+using machine_detail::kPageSize;
 constexpr std::uint32_t kPageCount = 1u << 20;  // 4 GiB of 4 KiB pages
 constexpr std::uint8_t kPresent = 0x80;         // page_prot_ bit: the page is mapped
 
@@ -1028,23 +1029,21 @@ Status Machine::Impl::setup() {
   std::uint32_t tls_bytes = 0;
   for (const StubSpec& s : cfg.stubs)
     if (s.action == StubSpec::Action::kTlsBlock) tls_bytes += align_up(std::max<std::uint32_t>(s.block_size, 16), 16);
-  const std::uint32_t scratch_pages = align_up(std::max<std::uint32_t>(cfg.scratch_size, kPageSize), kPageSize) / kPageSize;
-  const std::uint32_t tls_pages = align_up(std::max<std::uint32_t>(tls_bytes, kPageSize), kPageSize) / kPageSize;
-  // The LDT's pages come last, and only when there is one: snapshots without one keep their layout.
-  const std::uint32_t ldt_entries = machine_detail::ldt_entries_needed(snap, thread);
-  const std::uint32_t ldt_pages = align_up(std::uint64_t{ldt_entries} * 8, kPageSize) / kPageSize;
-  const std::uint32_t total = 1 + 1 + 1 + scratch_pages + 1 + tls_pages + (ldt_pages ? 1 + ldt_pages : 0);  // guard pages between areas
-  auto free_at = find_free(total);
-  if (!free_at) return Error::make(Errc::kLimit, "no free 0x{:x}-byte range left in the 32-bit space for the harness", total * kPageSize);
-  const std::uint32_t gdt_page = *free_at;
-  const std::uint32_t sentinel_page = gdt_page + 1;
-  const std::uint32_t scratch_page = sentinel_page + 2;  // one unmapped guard page after the sentinel
-  const std::uint32_t tls_page = scratch_page + scratch_pages + 1;
+  const machine_detail::HarnessPages plan =
+      machine_detail::plan_harness_pages(cfg.scratch_size, tls_bytes, machine_detail::ldt_entries_needed(snap, thread));
+  auto free_at = find_free(plan.total);
+  if (!free_at)
+    return Error::make(Errc::kLimit, "no free 0x{:x}-byte range left in the 32-bit space for the harness",
+                       std::uint64_t{plan.total} * kPageSize);
+  const std::uint32_t gdt_page = *free_at + plan.gdt;
+  const std::uint32_t sentinel_page = *free_at + plan.sentinel;
+  const std::uint32_t scratch_page = *free_at + plan.scratch, scratch_pages = plan.scratch_pages;
+  const std::uint32_t tls_page = *free_at + plan.tls, tls_pages = plan.tls_pages;
+  const std::uint32_t ldt_page = *free_at + plan.ldt, ldt_pages = plan.ldt_pages;
   claim(gdt_page, 1, kProtRead | kProtWrite, kHarnessInternal);
   claim(sentinel_page, 1, kProtRead | kProtExec, kHarnessInternal);
   claim(scratch_page, scratch_pages, kProtRead | kProtWrite, kHarnessData);
   claim(tls_page, tls_pages, kProtRead | kProtWrite, kHarnessData);
-  const std::uint32_t ldt_page = tls_page + tls_pages + 1;
   if (ldt_pages) claim(ldt_page, ldt_pages, kProtRead | kProtWrite, kHarnessInternal);
   layout.ldt = ldt_pages ? ldt_page * kPageSize : 0;
   layout.gdt = gdt_page * kPageSize;
