@@ -17,7 +17,10 @@
 #include <unicorn/unicorn.h>
 
 #include "descriptor_tables.hpp"
+#include "access_shadow.hpp"
+#include "faults.hpp"
 #include "harness_pages.hpp"
+#include "zeroed_table.hpp"
 #include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/pe32.hpp"
 
@@ -25,6 +28,12 @@ namespace lockstep::harness {
 namespace {
 
 using machine_detail::kPageSize;
+using machine_detail::kByteRead;
+using machine_detail::kByteWritten;
+using machine_detail::Shadow;
+using machine_detail::ShadowPage;
+using machine_detail::ShadowPool;
+using machine_detail::ZeroedTable;
 constexpr std::uint32_t kPageCount = 1u << 20;  // 4 GiB of 4 KiB pages
 constexpr std::uint8_t kPresent = 0x80;         // page_prot_ bit: the page is mapped
 
@@ -34,103 +43,6 @@ enum PageKind : std::uint8_t {
   kSnapshotPage = 1,      ///< bytes from the snapshot's regions
   kHarnessInternal = 2,   ///< GDT, sentinel, stub pages: restored from a copy, never recorded
   kHarnessData = 3,       ///< scratch, TLS blocks, stack extension: zero at reset, recorded
-};
-
-enum : std::uint8_t { kByteRead = 1, kByteWritten = 2 };
-
-/// Per-frame state of one guest page: which bytes were read before written (and their value), which
-/// were written, and by which instruction.
-struct ShadowPage {
-  std::array<std::uint8_t, kPageSize> flags;
-  std::array<std::uint8_t, kPageSize> value;
-  /// The address of the instruction that last wrote each byte; meaningful only where flags has
-  /// kByteWritten (set with it), so it is never cleared.
-  std::array<std::uint32_t, kPageSize> writer;
-  /// Bit k: flags[64k, 64k + 64) may be non-zero. A call touches a few bytes of most pages it
-  /// touches (a stack slot, a record's fields), so reading out and clearing a page visits only these.
-  std::uint64_t touched = 0;
-  static constexpr std::uint32_t kChunk = kPageSize / 64;
-  void touch(std::uint32_t off, std::uint32_t n) {
-    const std::uint32_t first = off / kChunk, last = (off + n - 1) / kChunk;
-    touched |= (last - first == 63 ? ~std::uint64_t{0} : ((std::uint64_t{2} << (last - first)) - 1)) << first;
-  }
-  void clear() {
-    for (std::uint64_t t = touched; t; t &= t - 1)
-      std::memset(flags.data() + static_cast<std::size_t>(std::countr_zero(t)) * kChunk, 0, kChunk);
-    touched = 0;
-  }
-};
-
-/// Shadow pages are reused across calls: nested capture opens a frame for every watched call.
-class ShadowPool {
- public:
-  ShadowPage* take() {
-    if (free_.empty()) {
-      all_.push_back(std::make_unique<ShadowPage>());
-      all_.back()->flags.fill(0);
-      return all_.back().get();
-    }
-    ShadowPage* p = free_.back();
-    free_.pop_back();
-    return p;
-  }
-  void give(ShadowPage* p) {
-    p->clear();
-    free_.push_back(p);
-  }
-
- private:
-  std::vector<std::unique_ptr<ShadowPage>> all_;
-  std::vector<ShadowPage*> free_;
-};
-
-/// The byte states of one recorded call: a small direct-mapped cache in front of a hash map, since
-/// most accesses alternate between a handful of pages (stack, the record being worked on, tables).
-class Shadow {
- public:
-  explicit Shadow(ShadowPool& pool) : pool_(&pool) { tags_.fill(~0u); }
-  ~Shadow() {
-    for (auto& [p, s] : pages_) pool_->give(s);
-  }
-  Shadow(const Shadow&) = delete;
-  Shadow& operator=(const Shadow&) = delete;
-
-  ShadowPage* get(std::uint32_t page) {
-    const std::size_t slot = page & (kCache - 1);
-    if (tags_[slot] == page) return cache_[slot];
-    auto [it, inserted] = pages_.try_emplace(page, nullptr);
-    if (inserted) it->second = pool_->take();
-    tags_[slot] = page;
-    cache_[slot] = it->second;
-    return it->second;
-  }
-  const std::unordered_map<std::uint32_t, ShadowPage*>& pages() const { return pages_; }
-
- private:
-  static constexpr std::size_t kCache = 64;
-  ShadowPool* pool_;
-  std::unordered_map<std::uint32_t, ShadowPage*> pages_;
-  std::array<std::uint32_t, kCache> tags_;
-  std::array<ShadowPage*, kCache> cache_{};
-};
-
-/// A fixed-size table of zero-initialised entries whose memory is only touched where it is used:
-/// calloc hands out fresh (already zero) pages for large blocks instead of writing 11 MB of zeros per
-/// machine, which costs a page fault per 4 KiB on some hosts.
-template <typename T>
-class ZeroedTable {
- public:
-  explicit ZeroedTable(std::size_t n) : p_(static_cast<T*>(std::calloc(n, sizeof(T)))) {
-    if (!p_) throw std::bad_alloc();
-  }
-  ~ZeroedTable() { std::free(p_); }
-  ZeroedTable(const ZeroedTable&) = delete;
-  ZeroedTable& operator=(const ZeroedTable&) = delete;
-  T& operator[](std::size_t i) noexcept { return p_[i]; }
-  const T& operator[](std::size_t i) const noexcept { return p_[i]; }
-
- private:
-  T* p_;
 };
 
 struct Frame {
@@ -172,50 +84,6 @@ struct Pending {
 std::uint32_t align_up(std::uint64_t v, std::uint32_t a) { return static_cast<std::uint32_t>((v + a - 1) & ~std::uint64_t{a - 1}); }
 
 }  // namespace
-
-const char* stop_kind_name(StopKind k) noexcept {
-  switch (k) {
-    case StopKind::kReturned: return "returned";
-    case StopKind::kReadUnmapped: return "read-unmapped";
-    case StopKind::kWriteUnmapped: return "write-unmapped";
-    case StopKind::kFetchUnmapped: return "fetch-unmapped";
-    case StopKind::kReadProtected: return "read-protected";
-    case StopKind::kWriteProtected: return "write-protected";
-    case StopKind::kFetchProtected: return "fetch-protected";
-    case StopKind::kInvalidInstruction: return "invalid-instruction";
-    case StopKind::kInterrupt: return "interrupt";
-    case StopKind::kSyscall: return "syscall";
-    case StopKind::kImportWithoutStub: return "import-without-stub";
-    case StopKind::kBudgetExceeded: return "budget-exceeded";
-    case StopKind::kTimeout: return "timeout";
-    case StopKind::kUnexpectedStop: return "unexpected-stop";
-    case StopKind::kEngineError: return "engine-error";
-  }
-  return "?";
-}
-
-std::string format_fault(const Fault& f) {
-  std::string out = fmt::format("guest fault: {}\n  at 0x{:08x}: {}\n", f.message, f.eip, f.instruction);
-  const Registers& r = f.registers;
-  out += fmt::format("  eax {:08x}  ebx {:08x}  ecx {:08x}  edx {:08x}\n", r.eax, r.ebx, r.ecx, r.edx);
-  out += fmt::format("  esi {:08x}  edi {:08x}  ebp {:08x}  esp {:08x}\n", r.esi, r.edi, r.ebp, r.esp);
-  out += fmt::format("  eip {:08x}  eflags {:08x}  fpu cw {:04x} sw {:04x}\n", r.eip, r.eflags, r.x87.control,
-                     r.x87.status);
-  if (!f.watched_chain.empty()) {
-    out += "  inside watched calls:";
-    for (GuestAddr a : f.watched_chain) out += fmt::format(" 0x{:08x}", a);
-    out += "\n";
-  }
-  out += "  call chain (innermost first, from the stack):\n";
-  out += fmt::format("    0x{:08x}  (fault)\n", f.eip);
-  for (const ChainEntry& c : f.call_chain) {
-    if (c.callee)
-      out += fmt::format("    0x{:08x}  called 0x{:08x} from 0x{:08x}\n", c.return_address, *c.callee, c.call_site);
-    else
-      out += fmt::format("    0x{:08x}  indirect call from 0x{:08x}\n", c.return_address, c.call_site);
-  }
-  return out;
-}
 
 struct Machine::Impl {
   const Snapshot& snap;
@@ -745,57 +613,17 @@ struct Machine::Impl {
   }
 
   std::vector<ChainEntry> scan_call_chain(GuestAddr esp) const {
-    // A dword on the stack is taken for a return address when it points into executable memory
-    // right after a call instruction (e8 rel32, or ff /2 in any of its encodings). Heuristic, but it
-    // costs nothing while the code runs (see machine.md for why no per-call hook).
-    std::vector<ChainEntry> out;
-    const GuestAddr limit = std::min<GuestAddr>(top_entry_esp, esp + 0x10000);
-    for (GuestAddr a = esp; a < limit && a >= esp; a += 4) {
-      auto v = read_u32(a);
-      if (!v || *v < 8) continue;
-      const std::uint32_t page = *v >> 12;
-      if (!(page_prot[page] & kPresent) || !(page_prot[page] & kProtExec)) continue;
-      // The 7 bytes before v (any that are unmapped read as 0, which matches no call encoding here).
-      std::array<std::uint8_t, 8> b{};
-      for (int k = 1; k <= 7; ++k) {
-        auto byte = read_some(*v - static_cast<GuestAddr>(k), 1);
-        b[static_cast<std::size_t>(k)] = byte.empty() ? 0 : byte[0];
-      }
-      auto at = [&](int back) { return b[static_cast<std::size_t>(back)]; };  // byte at v - back
-      ChainEntry e;
-      e.return_address = *v;
-      bool is_call = false;
-      if (at(5) == 0xe8) {
-        const std::uint32_t rel = static_cast<std::uint32_t>(at(4)) | static_cast<std::uint32_t>(at(3)) << 8 |
-                                  static_cast<std::uint32_t>(at(2)) << 16 | static_cast<std::uint32_t>(at(1)) << 24;
-        e.call_site = *v - 5;
-        e.callee = *v + rel;
-        is_call = true;
-      } else {
-        auto ff2 = [&](int back, int mod, bool sib, bool rm5) {
-          if (at(back) != 0xff) return false;
-          const std::uint8_t m = at(back - 1);
-          if (((m >> 3) & 7) != 2 || (m >> 6) != mod) return false;
-          const int rm = m & 7;
-          if (sib) return rm == 4;
-          if (rm5) return rm == 5;
-          return rm != 4 && (mod != 0 || rm != 5);
-        };
-        for (auto [back, mod, sib, rm5] : {std::tuple{2, 3, false, false}, std::tuple{2, 0, false, false},
-                                           std::tuple{3, 1, false, false}, std::tuple{3, 0, true, false},
-                                           std::tuple{4, 1, true, false}, std::tuple{6, 2, false, false},
-                                           std::tuple{6, 0, false, true}, std::tuple{7, 2, true, false},
-                                           std::tuple{7, 0, true, false}}) {
-          if (ff2(back, mod, sib, rm5)) {
-            e.call_site = *v - static_cast<GuestAddr>(back);
-            is_call = true;
-            break;
-          }
-        }
-      }
-      if (is_call) out.push_back(e);
-    }
-    return out;
+    return machine_detail::scan_call_chain(
+        esp, std::min<GuestAddr>(top_entry_esp, esp + 0x10000),
+        [this](GuestAddr a) -> std::optional<std::uint8_t> {
+          auto b = read_some(a, 1);
+          if (b.empty()) return std::nullopt;
+          return b[0];
+        },
+        [this](GuestAddr a) {
+          const std::uint8_t prot = page_prot[a >> 12];
+          return (prot & kPresent) && (prot & kProtExec);
+        });
   }
 
   Fault make_fault(StopKind kind, GuestAddr address, std::uint32_t size, std::uint32_t intno, uc_err err) {
