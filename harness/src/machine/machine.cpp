@@ -1,4 +1,5 @@
-// The Unicorn machine (see machine.hpp and harness/docs/machine.md).
+// The Unicorn machine (see machine.hpp and harness/docs/machine.md): set-up (mapping the snapshot,
+// the harness pages, stubs, descriptor tables), calls and runs, and the public Machine.
 #include "lockstep/harness/machine.hpp"
 
 #include <cstring>
@@ -9,8 +10,6 @@
 #include "machine_impl.hpp"
 
 namespace lockstep::harness {
-
-
 
 Status Machine::Impl::setup() {
   if (cfg.thread >= snap.threads.size())

@@ -193,7 +193,7 @@ struct Machine::Impl : machine_detail::AddressSpace, machine_detail::AccessRecor
     return r;
   }
 
-  // ---- recorder: access_recorder.hpp; a frame's end ----
+  // ---- a recorded frame's end (the recorder itself: access_recorder.hpp) ----
 
   CallRecord finish_frame(Frame& f, bool complete) {
     CallRecord r;
