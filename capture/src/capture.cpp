@@ -6,15 +6,12 @@
 #include <mutex>
 #include <optional>
 
-#include "convert.hpp"
 #include "private_helpers.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/harness/disasm.hpp"
 
 namespace lockstep::capture {
-
-using namespace detail;
 
 namespace {
 
@@ -30,17 +27,16 @@ cases::Case to_case(const harness::CallRecord& rec, const harness::FunctionSpec*
   cases::Case c;
   c.function = rec.function;
   c.name = spec ? spec->name : "";
-  c.convention = spec ? to_convention(spec->convention.kind) : cases::Convention::kWatcom;
-  c.returns = spec ? to_returns(spec->returns) : cases::Returns::kEax;
-  c.in = to_regs(rec.in);
-  c.out = to_regs(rec.out);
+  c.convention = spec ? spec->convention.kind : cases::Convention::kWatcom;
+  c.returns = spec ? spec->returns : cases::ReturnKind::kEax;
+  c.in = rec.in;
+  c.out = rec.out;
   // Stale-stack reads are inputs too; they lie on the stack below in.esp, which is how a case tells
   // them apart (Case::is_stale, with the stack's bounds recorded here).
   add_runs(c.inputs, rec.effects.inputs);
   add_runs(c.inputs, rec.effects.stale_stack_reads);
   add_runs(c.writes, rec.effects.outputs);
-  c.writers.reserve(rec.effects.output_writers.size());
-  for (const auto& w : rec.effects.output_writers) c.writers.push_back(cases::WriterRun{w.addr, w.length, w.writer});
+  c.writers = rec.effects.output_writers;
   c.frame_bytes_written = static_cast<std::uint32_t>(harness::byte_count(rec.effects.frame_writes));
   c.stack_low = rec.effects.stack_low;
   c.stack_high = rec.effects.stack_high;

@@ -2,12 +2,9 @@
 
 #include <algorithm>
 
-#include "convert.hpp"
 #include "lockstep/capture/capture.hpp"
 
 namespace lockstep::capture {
-
-using namespace detail;
 
 Result<std::unique_ptr<harness::Machine>> rerun_machine(const harness::Snapshot& snapshot,
                                                         const harness::Profile& profile, const std::string& driver,
@@ -45,8 +42,7 @@ Result<Rerun> rerun_case(harness::Machine& machine, const cases::Case& c, std::s
     if (auto w = machine.write(p.address, p.bytes); !w.ok())
       return Error::make(Errc::kUsage, "poke at 0x{:08x} ({} bytes): {}", p.address, p.bytes.size(), w.error().message);
 
-  harness::Registers entry = from_regs(c.in);
-  LOCKSTEP_TRY(harness::CallOutcome outcome, machine.call_from(c.function, entry, from_returns(c.returns)));
+  LOCKSTEP_TRY(harness::CallOutcome outcome, machine.call_from(c.function, c.in, c.returns));
 
   Rerun r;
   RunOrigin origin{c.origin.snapshot_sha256, c.origin.record, c.origin.record_index, c.origin.step, c.origin.racer};
@@ -71,7 +67,7 @@ Result<Rerun> rerun_case(harness::Machine& machine, const cases::Case& c, std::s
     const auto& o = r.as_case.out;
     const auto& e = c.out;
     bool regs_same = o.eax == e.eax && o.edx == e.edx && o.esp == e.esp;
-    if (c.returns == cases::Returns::kSt0) regs_same = regs_same && o.x87.st[0] == e.x87.st[0];
+    if (c.returns == cases::ReturnKind::kSt0) regs_same = regs_same && o.x87.st[0] == e.x87.st[0];
     r.same_as_case = regs_same && r.as_case.writes == c.writes;
   }
   r.outcome = std::move(outcome);

@@ -40,19 +40,12 @@ struct Field {
   /// 0: a field of an instance (the game's state: car[3]+0x440), 1: an unnamed word (the stack, the
   /// heap), 2: a labelled range (tables and constants: poking them makes a state no game reaches).
   int kind = 1;
-  /// An entry register instead of memory: 0 eax, 1 edx, 2 ebx, 3 ecx (Watcom's argument registers).
-  int reg = -1;
+  /// An entry register instead of memory (one of Watcom's argument registers).
+  std::optional<cases::Reg> reg = std::nullopt;
 };
 
-constexpr const char* kArgRegisterNames[] = {"eax", "edx", "ebx", "ecx"};
-std::uint32_t arg_register(const cases::Registers& r, int reg) {
-  switch (reg) {
-    case 0: return r.eax;
-    case 1: return r.edx;
-    case 2: return r.ebx;
-    default: return r.ecx;
-  }
-}
+/// Watcom's argument registers, in argument order: the entry registers the search mutates.
+constexpr cases::Reg kArgRegisters[] = {cases::Reg::kEax, cases::Reg::kEdx, cases::Reg::kEbx, cases::Reg::kEcx};
 
 struct Mutation {
   std::vector<std::uint8_t> bytes;
@@ -157,7 +150,7 @@ std::vector<Field> input_fields(const cases::Case& c, const harness::Labeler* la
   for (auto& [a, f] : fields) out.push_back(std::move(f));
   // The argument registers: a function whose inputs are values in registers (an angle, a count)
   // has nothing else to mutate.
-  for (int reg = 0; reg < 4; ++reg) out.push_back({0, 4, std::string(kArgRegisterNames[reg]) + " at entry", 0, reg});
+  for (cases::Reg reg : kArgRegisters) out.push_back({0, 4, std::string(cases::reg_name(reg)) + " at entry", 0, reg});
   return out;
 }
 
@@ -237,10 +230,10 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
   auto apply = [](const cases::Case& start, const std::vector<std::pair<const Field*, const Mutation*>>& muts) {
     Variant v{start, {}};
     for (const auto& [f, m] : muts) {
-      if (f->reg >= 0) {
+      if (f->reg) {
         std::uint32_t value = 0;
         std::memcpy(&value, m->bytes.data(), 4);
-        cases::poke_register(v.c, kArgRegisterNames[f->reg], value);
+        cases::poke_register(v.c, *f->reg, value);
       } else {
         v.pokes.push_back({f->start, m->bytes});
       }
@@ -267,10 +260,10 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
     // A register holding a pointer is not mutated: moving a pointer makes a state no game reaches
     // (the bytes it points at are fields of their own).
     std::erase_if(fields, [&](const Field& f) {
-      return f.reg >= 0 && runner.machine().is_mapped(arg_register(c->in, f.reg));
+      return f.reg && runner.machine().is_mapped(c->in[*f.reg]);
     });
     auto is_direct = [&](const Field& f) {
-      if (f.reg >= 0) return false;
+      if (f.reg) return false;
       for (GuestAddr t : near)
         if (t >= f.start && t - f.start < f.size) return true;
       for (GuestAddr p : pointed)
@@ -284,14 +277,14 @@ Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file
       if (a.kind != b.kind) return a.kind < b.kind;
       const bool da = is_direct(a), db = is_direct(b);
       if (da != db) return da;
-      if ((a.reg >= 0) != (b.reg >= 0)) return a.reg >= 0;
+      if (a.reg.has_value() != b.reg.has_value()) return a.reg.has_value();
       if (near.empty()) return false;
       return distance(a.start, near) < distance(b.start, near);
     });
     auto value_of = [&](const Field& f) {
       std::vector<std::uint8_t> v(f.size, 0);
-      if (f.reg >= 0) {
-        const std::uint32_t r = arg_register(c->in, f.reg);
+      if (f.reg) {
+        const std::uint32_t r = c->in[*f.reg];
         std::memcpy(v.data(), &r, 4);
         return v;
       }

@@ -58,7 +58,7 @@ void print_thread(std::ostream& out, const Thread& t, bool first) {
   fmt::print(out, "    fs_base 0x{:08x}  gs_base 0x{:08x}\n", t.fs_base, t.gs_base);
   const auto& x = t.x87;
   fmt::print(out, "    x87 control 0x{:04x}  status 0x{:04x}  tag 0x{:04x}  mxcsr 0x{:08x}{}\n", x.control, x.status,
-             x.tag, x.mxcsr, x.valid ? "" : "  (not in the source: defaults)");
+             x.tag, x.mxcsr, t.x87_valid ? "" : "  (not in the source: defaults)");
   const int top = (x.status >> 11) & 7;
   static constexpr const char* kTag[] = {"valid", "zero", "special", "empty"};
   for (int i = 0; i < 8; ++i) {

@@ -100,7 +100,7 @@ const cases::CaseFile* find_file(const cases::Corpus& corpus, std::uint32_t fn) 
 
 bool all_empty(const cases::CaseFile& file) {
   for (const auto& c : file.cases)
-    if (c.poked() || !c.inputs.empty() || !c.writes.empty() || c.returns != cases::Returns::kNone) return false;
+    if (c.poked() || !c.inputs.empty() || !c.writes.empty() || c.returns != cases::ReturnKind::kNone) return false;
   return !file.cases.empty();
 }
 

@@ -8,13 +8,15 @@
 // snapshot, the profile's driver called), timing only the calls. Instructions are counted once in a
 // calibration pass (a per-instruction hook, untimed).
 //
+// Times are this thread's CPU time (on a shared machine wall time also counts the waits for a core),
+// and each figure is the median of REPEATS (default 5) runs, the configurations taking turns.
+//
 // The workload is a 32-bit integer + x87 loop (loads, a 16.16 multiply, stores, fild/fmul/fadd/fstp)
 // laid in a hand-made snapshot. Instruction counts are exact: the loop's instructions (counted by
 // Capstone) times the iterations. The aim: recording costs at most 40 % of hook-free speed
 // (ratio >= 0.60). Then the floor: the loop on a bare Unicorn engine with and without memory hooks
 // that do nothing (no recorder on those hooks keeps more of the hook-free speed).
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <vector>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <ctime>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -39,6 +42,14 @@ using namespace lockstep;
 using namespace lockstep::harness;
 
 namespace {
+
+/// This thread's CPU time in seconds: on a shared machine a run's wall time includes the time it
+/// waited for a core, its CPU time does not.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 constexpr GuestAddr kCode = 0x401000, kData = 0x600000, kStack = 0x7ff00000;
 
@@ -105,10 +116,15 @@ Snapshot make(const std::vector<std::uint8_t>& code) {
   return s;
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
 struct Bench {
   std::unique_ptr<Machine> machine;
   std::vector<double> seconds;  // one per repeat
-  double best() const { return *std::min_element(seconds.begin(), seconds.end()); }
+  double median() const { return median_of(seconds); }
 };
 
 std::unique_ptr<Machine> make_machine(const Snapshot& snap, const MachineConfig& cfg) {
@@ -125,22 +141,22 @@ double time_call(Machine& m, std::uint32_t iterations) {
   spec.function = kCode;
   spec.args = {Arg::u32(iterations)};
   m.reset();
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = cpu_seconds();
   auto o = m.call(spec);
-  const auto t1 = std::chrono::steady_clock::now();
+  const double t1 = cpu_seconds();
   if (!o.ok() || !o->returned()) {
     std::fprintf(stderr, "the benchmark loop faulted: %s\n",
                  o.ok() ? format_fault(*o->fault).c_str() : o.error().message.c_str());
     std::exit(3);
   }
-  return std::chrono::duration<double>(t1 - t0).count();
+  return t1 - t0;
 }
 
 // The floor: the same loop on a bare Unicorn engine (no machine around it), hook-free and then with
 // memory read and write hooks that do nothing. No recorder built on Unicorn 2.0.1's memory hooks runs
 // faster than the second; the ratio of the two is the most any such recorder can keep.
 struct Floor {
-  double none = 0, empty_hooks = 0;  // best seconds
+  double none = 0, empty_hooks = 0;  // median seconds
 };
 void empty_mem_hook(uc_engine*, uc_mem_type, std::uint64_t, int, std::int64_t, void*) {}
 
@@ -165,19 +181,20 @@ Floor unicorn_floor(const Snapshot& snap, std::uint32_t iterations, int repeats)
     uc_mem_write(uc, esp, &kReturn, 4);
     uc_reg_write(uc, UC_X86_REG_ESP, &esp);
     uc_reg_write(uc, UC_X86_REG_EAX, &eax);
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = cpu_seconds();
     if (uc_emu_start(uc, kCode, kReturn, 0, 0) != UC_ERR_OK) std::exit(3);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return cpu_seconds() - t0;
   };
   uc_engine* bare = engine(false);
   uc_engine* hooked = engine(true);
   (void)run(bare, 1000);
   (void)run(hooked, 1000);
-  Floor f{1e30, 1e30};
+  std::vector<double> none, empty_hooks;
   for (int r = 0; r < repeats; ++r) {
-    f.none = std::min(f.none, run(bare, iterations));
-    f.empty_hooks = std::min(f.empty_hooks, run(hooked, iterations));
+    none.push_back(run(bare, iterations));
+    empty_hooks.push_back(run(hooked, iterations));
   }
+  const Floor f{median_of(none), median_of(empty_hooks)};
   uc_close(bare);
   uc_close(hooked);
   return f;
@@ -223,9 +240,9 @@ int standin_bench(const char* snapshot_path, const char* log_path, const char* p
       spec.function = d->function;
       spec.args = {Arg::u32(cars->base + static_cast<GuestAddr>(r->racer) * car->size),
                    Arg::u32(drivers->base + static_cast<GuestAddr>(r->racer) * drv->size)};
-      const auto t0 = std::chrono::steady_clock::now();
+      const double t0 = cpu_seconds();
       auto o = m.call(spec);
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      seconds += cpu_seconds() - t0;
       if (!o.ok() || !o->returned()) {
         std::fprintf(stderr, "step %u racer %d faulted\n", r->step, r->racer);
         std::exit(3);
@@ -243,13 +260,13 @@ int standin_bench(const char* snapshot_path, const char* log_path, const char* p
   auto full = machine_for(true, false);
   (void)pass(*none, nullptr);  // translate once
   (void)pass(*full, nullptr);
-  double best_none = 1e30, best_full = 1e30;
+  std::vector<double> none_seconds, full_seconds;
   for (int i = 0; i < repeats; ++i) {
-    best_none = std::min(best_none, pass(*none, nullptr));
-    best_full = std::min(best_full, pass(*full, nullptr));
+    none_seconds.push_back(pass(*none, nullptr));
+    full_seconds.push_back(pass(*full, nullptr));
   }
-  const double a = instructions / best_none / 1e6, c = instructions / best_full / 1e6;
-  fmt::print("stand-in car steps: {} steps, {} instructions ({:.0f} per step), best of {} interleaved passes\n",
+  const double a = instructions / median_of(none_seconds) / 1e6, c = instructions / median_of(full_seconds) / 1e6;
+  fmt::print("stand-in car steps: {} steps, {} instructions ({:.0f} per step), median CPU time of {} interleaved passes\n",
              ctrl.size(), instructions, static_cast<double>(instructions) / ctrl.size(), repeats);
   fmt::print("no hooks                          {:8.1f} M instr/s\n", a);
   fmt::print("full byte recording + budget      {:8.1f} M instr/s  ({:.2f} of no hooks)\n", c, c / a);
@@ -284,7 +301,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     return standin_bench(argv[2], argv[3], argv[4], argc > 5 ? count_arg(argv[5], "STEPS", 1u << 24) : 800,
-                         argc > 6 ? static_cast<int>(count_arg(argv[6], "REPEATS", 1000)) : 3);
+                         argc > 6 ? static_cast<int>(count_arg(argv[6], "REPEATS", 1000)) : 5);
   }
   if (argc > 3) {
     std::fputs(usage, stderr);
@@ -292,7 +309,7 @@ int main(int argc, char** argv) {
   }
   const auto iterations =
       argc > 1 ? static_cast<std::uint32_t>(count_arg(argv[1], "ITERATIONS", 100'000'000)) : 2'000'000u;
-  const int repeats = argc > 2 ? static_cast<int>(count_arg(argv[2], "REPEATS", 1000)) : 3;
+  const int repeats = argc > 2 ? static_cast<int>(count_arg(argv[2], "REPEATS", 1000)) : 5;
   const auto code = assemble(kLoop);
   const Snapshot snap = make(code);
   // Count the loop's instructions with Capstone: from loop_top to the jnz.
@@ -318,15 +335,16 @@ int main(int argc, char** argv) {
   MachineConfig full;  // record + block budget: what check-steps and call use
   full.block_budget = 1'000'000'000;
 
-  fmt::print("workload: {} iterations x {} instructions (integer + x87), best of {} interleaved repeats\n",
+  fmt::print("workload: {} iterations x {} instructions (integer + x87), median CPU time of {} interleaved repeats\n",
              iterations, in_loop, repeats);
-  // Interleaved, best of N: the machine is shared, so the minimum is the least disturbed run.
+  // Interleaved, the median of N: every configuration sees the machine's load alike, and the median
+  // leaves out the runs another process disturbed most.
   Bench b[3] = {{make_machine(snap, none), {}}, {make_machine(snap, budget_only), {}}, {make_machine(snap, full), {}}};
   for (Bench& x : b) (void)time_call(*x.machine, 1000);  // translate once
   for (int r = 0; r < repeats; ++r)
     for (Bench& x : b) x.seconds.push_back(time_call(*x.machine, iterations));
   const double instructions = static_cast<double>(in_loop) * iterations + static_cast<double>(fixed);
-  auto mips = [&](const Bench& x) { return instructions / x.best() / 1e6; };
+  auto mips = [&](const Bench& x) { return instructions / x.median() / 1e6; };
   fmt::print("no hooks                          {:8.1f} M instr/s\n", mips(b[0]));
   fmt::print("block budget hook only            {:8.1f} M instr/s  ({:.2f} of no hooks)\n", mips(b[1]), mips(b[1]) / mips(b[0]));
   fmt::print("full byte recording + budget      {:8.1f} M instr/s  ({:.2f} of no hooks)\n", mips(b[2]), mips(b[2]) / mips(b[0]));

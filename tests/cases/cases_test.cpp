@@ -196,7 +196,7 @@ Case sample_case(std::uint32_t id) {
   c.function = 0x41af80;
   c.name = "tyres::tyres";
   c.convention = Convention::kWatcom;
-  c.returns = Returns::kEax;
+  c.returns = ReturnKind::kEax;
   c.in.esp = 0x00190000;  // a Windows-like stack below the data
   c.in.eax = 0x630838;
   c.in.x87.st[0][9] = 0x3f;
@@ -784,6 +784,40 @@ TEST(F80, MatchesTheHostX87Format) {
   }
 }
 #endif
+
+// The CPU vocabulary (lockstep/cases/cpu.hpp) holds the case file's numbering: the expected values
+// are cases/docs/case-format.md's (convention and return bytes, poked-register bits).
+TEST(CpuVocabulary, NumbersAreTheCaseFileFormats) {
+  EXPECT_EQ(static_cast<int>(Convention::kWatcom), 0);
+  EXPECT_EQ(static_cast<int>(Convention::kCustom), 5);
+  EXPECT_EQ(static_cast<int>(ReturnKind::kEdxEax), 2);
+  EXPECT_EQ(static_cast<int>(ReturnKind::kSt0), 3);
+  const std::pair<const char*, std::uint16_t> bits[] = {{"eax", 1}, {"ebx", 2},  {"ecx", 4}, {"edx", 8},
+                                                        {"esi", 16}, {"edi", 32}, {"ebp", 64}};
+  for (auto [name, bit] : bits) {
+    auto r = parse_reg(name);
+    ASSERT_TRUE(r.ok()) << name;
+    EXPECT_EQ(register_bit(*r), bit) << name;
+    EXPECT_STREQ(reg_name(*r), name);
+  }
+  EXPECT_FALSE(parse_reg("esp").ok()) << "esp is the harness's, never an argument or a poke";
+  EXPECT_FALSE(reg_named("ax").has_value());
+  EXPECT_EQ(poked_register_names(register_bit(Reg::kEdx) | register_bit(Reg::kEax)), "eax edx");
+}
+
+TEST(CpuVocabulary, RegistersByName) {
+  Registers r;
+  r.eax = 1, r.ebx = 2, r.ecx = 3, r.edx = 4, r.esi = 5, r.edi = 6, r.ebp = 7, r.esp = 8;
+  const std::uint32_t want[] = {1, 2, 3, 4, 5, 6, 7};
+  for (std::size_t i = 0; i < std::size(kRegs); ++i) EXPECT_EQ(r[kRegs[i]], want[i]) << reg_name(kRegs[i]);
+  Case c;
+  poke_register(c, Reg::kEsi, 0x1234);
+  EXPECT_EQ(c.in.esi, 0x1234u);
+  EXPECT_EQ(c.poked_registers, kPokedEsi);
+  EXPECT_FALSE(poke_register(c, "esp", 1));
+  // fninit's control word: a case or a call says its own, the vocabulary assumes no game's.
+  EXPECT_EQ(X87State{}.control, 0x037f);
+}
 
 }  // namespace
 }  // namespace lockstep::cases

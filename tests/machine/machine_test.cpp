@@ -224,7 +224,7 @@ std::array<std::uint8_t, 10> third(std::uint16_t cw, bool from_thread) {
   Snapshot s = make_snapshot(code);
   MachineConfig cfg;
   if (from_thread) {
-    s.threads[0].x87.valid = true;
+    s.threads[0].x87_valid = true;
     s.threads[0].x87.control = cw;
     cfg.default_fpu_control = 0x037f;  // must not be used
   } else {
@@ -271,7 +271,7 @@ TEST(Fpu, ThreadStackRegistersAreLoadedInStackOrder) {
   auto code = assemble("fstp qword [0x600a00]\nfstp qword [0x600a08]\nret");
   Snapshot s = make_snapshot(code);
   X87State& x = s.threads[0].x87;
-  x.valid = true;
+  s.threads[0].x87_valid = true;
   x.control = 0x027f;
   x.status = 6 << 11;  // TOP = 6: two values on the stack
   x.tag = 0x0fff;      // physical 6 and 7 valid

@@ -309,7 +309,7 @@ TEST(Recorder, NamesTheInstructionThatWroteEachOutputByteLast) {
       {0x600040, 1, byte_store}, {0x600041, 1, dword_store}, {0x600042, 2, word_store}, {0x600044, 1, dword_store},
       {0x600050, 4, callee_store}, {0x600060, 3, stos}};
   std::vector<std::tuple<GuestAddr, std::uint32_t, GuestAddr>> got;
-  for (const WriterRun& w : e.output_writers) got.emplace_back(w.addr, w.length, w.writer);
+  for (const WriterRun& w : e.output_writers) got.emplace_back(w.base, w.length, w.writer);
   EXPECT_EQ(got, want);
   std::uint64_t covered = 0;
   for (const WriterRun& w : e.output_writers) covered += w.length;
@@ -323,7 +323,7 @@ TEST(Recorder, PageCrossingWritesKeepOneWriter) {
     ret)");
   const Effects& e = r.out.record.effects;
   ASSERT_EQ(e.output_writers.size(), 1u);
-  EXPECT_EQ(e.output_writers[0].addr, 0x600ffeu);
+  EXPECT_EQ(e.output_writers[0].base, 0x600ffeu);
   EXPECT_EQ(e.output_writers[0].length, 4u);
   EXPECT_EQ(e.output_writers[0].writer, kCode);
 }

@@ -132,7 +132,7 @@ TEST_F(Bindings, PairTakesTheRacersInEaxAndEdx) {
   pod::Fixed j = 0;
   Case c = record(0x42127c, in, [&](pod::Memory& m) { j = pod::cars::pair(m, 0, 1).impulse; });
   ASSERT_GT(j, 100000) << "strong enough to damage";
-  c.returns = lockstep::cases::Returns::kEax;
+  c.returns = lockstep::cases::ReturnKind::kEax;
   c.out.eax = static_cast<std::uint32_t>(j);
   EXPECT_TRUE(c.writes.contains_all(pod::addr::kContact, pod::addr::kContactSize));
   const auto cmp = replay(c);
@@ -144,13 +144,13 @@ TEST_F(Bindings, HullTestMarkPartsImpulseCarryAndTheHulls) {
   lockstep::cases::Registers in;
   in.eax = oa, in.edx = ob, in.ebx = pod::addr::kContact;
   Case c = record(0x420548, in, [&](pod::Memory& m) { pod::cars::hull_test(m, oa, ob, pod::addr::kContact); });
-  c.returns = lockstep::cases::Returns::kEax;
+  c.returns = lockstep::cases::ReturnKind::kEax;
   c.out.eax = 1;
   EXPECT_TRUE(replay(c).matched());
   in.eax = ob, in.edx = cb;
   std::uint32_t result = 0;
   c = record(0x4209c8, in, [&](pod::Memory& m) { result = pod::cars::mark_parts(m, ob, cb, pod::addr::kContact); });
-  c.returns = lockstep::cases::Returns::kEax;
+  c.returns = lockstep::cases::ReturnKind::kEax;
   c.out.eax = result;
   EXPECT_NE(result, 0u);
   EXPECT_TRUE(replay(c).matched());
@@ -159,7 +159,7 @@ TEST_F(Bindings, HullTestMarkPartsImpulseCarryAndTheHulls) {
   c = record(0x420adc, in, [&](pod::Memory& m) {
     result = static_cast<std::uint32_t>(pod::cars::impulse(m, ca, cb, pod::addr::kContact));
   });
-  c.returns = lockstep::cases::Returns::kEax;
+  c.returns = lockstep::cases::ReturnKind::kEax;
   c.out.eax = result;
   EXPECT_NE(result, 0u);
   EXPECT_TRUE(replay(c).matched());

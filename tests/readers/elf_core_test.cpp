@@ -88,7 +88,7 @@ TEST(ElfCore, ThreadsRegistersFpuAndTlsBases) {
   EXPECT_EQ(t.gs, 0x63);
   EXPECT_EQ(t.gs_base, 0x0804c000u);
   EXPECT_EQ(t.fs_base, 0x7ffdd000u);
-  EXPECT_TRUE(t.x87.valid);
+  EXPECT_TRUE(t.x87_valid);
   EXPECT_EQ(t.x87.control, 0x027f);
   EXPECT_EQ(t.x87.status, 0x3000);
   // Abridged tag 0xC0: physical 6 and 7 in use; TOP = 6, so ST(0) = R6 (1.0: valid, 00) and
@@ -162,7 +162,7 @@ TEST(ElfCore, GcoreStyleCoreWithoutTlsNotesSaysSo) {
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_FALSE(c->has_tls_notes);
   EXPECT_EQ(c->snapshot.threads[0].gs_base, 0u);
-  EXPECT_TRUE(c->snapshot.threads[0].x87.valid);
+  EXPECT_TRUE(c->snapshot.threads[0].x87_valid);
   EXPECT_EQ(c->snapshot.threads[0].x87.control, 0x037f);
   bool noted = false;
   for (const auto& n : c->snapshot.meta.notes) noted = noted || n.find("no NT_386_TLS") != std::string::npos;

@@ -75,7 +75,7 @@ TEST_F(ImageAlone, ThreadHasAStackATebAndWindowsSelectors) {
   EXPECT_EQ(t.fs, 0x3b);
   EXPECT_EQ(t.cs, 0x1b);
   EXPECT_EQ(t.ss, 0x23);
-  EXPECT_FALSE(t.x87.valid) << "the profile's control word applies";
+  EXPECT_FALSE(t.x87_valid) << "the profile's control word applies";
   EXPECT_EQ(t.eip, img_.image_base + img_.entry_rva);
   // Away from the image: the whole block sits at least a gap from it.
   const std::uint64_t ib = img_.image_base, ie = ib + img_.size_of_image;

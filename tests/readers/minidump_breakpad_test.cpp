@@ -152,7 +152,7 @@ TEST_F(Minidump2, EveryThreadRegisterMatchesBreakpad) {
     EXPECT_EQ(s.gs, c->num("gs"));
     EXPECT_EQ(s.ss, c->num("ss"));
     EXPECT_EQ(s.fs_base, t.num("teb"));  // the TEB from ThreadList is the FS base
-    EXPECT_TRUE(s.x87.valid);
+    EXPECT_TRUE(s.x87_valid);
     EXPECT_EQ(s.x87.control, c->num("float_save.control_word") & 0xFFFF);
     EXPECT_EQ(s.x87.control, 0x027f);  // the check: Windows' 53-bit precision
     EXPECT_EQ(s.x87.status, c->num("float_save.status_word") & 0xFFFF);

@@ -54,7 +54,7 @@ TEST(MinidumpSynthetic, WineFullMemoryDump) {
   EXPECT_EQ(t.eip, 0x00401234u);
   EXPECT_EQ(t.fs_base, 0x7ffdd000u);
   // No FPU state in the context: Windows' defaults, flagged.
-  EXPECT_FALSE(t.x87.valid);
+  EXPECT_FALSE(t.x87_valid);
   EXPECT_EQ(t.x87.control, 0x027f);
   EXPECT_EQ(t.x87.mxcsr, 0x1f80u);
   ASSERT_EQ(s->meta.modules.size(), 2u);
@@ -182,7 +182,7 @@ TEST(MinidumpSynthetic, FpuFromFloatSaveAndExtendedRegisters) {
   auto s = read_minidump(b.build(), "fpu.dmp");
   ASSERT_TRUE(s.ok()) << s.error().message;
   const X87State& x = s->threads[0].x87;
-  EXPECT_TRUE(x.valid);
+  EXPECT_TRUE(s->threads[0].x87_valid);
   EXPECT_EQ(x.control, 0x027f);
   EXPECT_EQ(x.status, 0x3800);
   EXPECT_EQ(x.tag, 0x3fff);

@@ -54,7 +54,7 @@ Snapshot small() {
   t.x87.status = 0x3800;  // TOP = 7
   t.x87.tag = 0x3fff;     // physical 7 valid
   t.x87.st[0] = {0, 0, 0, 0, 0, 0, 0, 0xc0, 0x00, 0x40};  // 3.0
-  t.x87.valid = true;
+  t.x87_valid = true;
   s.threads.push_back(t);
   s.meta.format = "live";
   s.meta.source = "live pid 77";

@@ -192,7 +192,7 @@ void check_snapshot_of_target(Target& t, const std::string& exe, bool is64) {
   EXPECT_GE(t.addr["tls"] + 4096, tls_base);
 
   // x87: the state the program left (fninit; fldcw 0x027f; fldpi; fld1).
-  EXPECT_TRUE(th.x87.valid);
+  EXPECT_TRUE(th.x87_valid);
   EXPECT_EQ(th.x87.control, 0x027f);
   EXPECT_EQ((th.x87.status >> 11) & 7, 6) << "two values pushed: TOP = 6";
   EXPECT_EQ(th.x87.tag, 0x0fff) << "physical registers 6 and 7 valid, the rest empty";

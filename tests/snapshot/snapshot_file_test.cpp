@@ -35,7 +35,7 @@ Snapshot sample() {
   t.eip = 0x0041b66c; t.eflags = 0x00000246;
   t.cs = 0x23; t.ds = 0x2b; t.es = 0x2b; t.fs = 0x63; t.gs = 0x6b; t.ss = 0x2b;
   t.fs_base = 0x7ffdf000; t.gs_base = 0x00640010;
-  t.x87.control = 0x027f; t.x87.status = 0x3800; t.x87.tag = 0x3fff; t.x87.mxcsr = 0x1fa0; t.x87.valid = true;
+  t.x87.control = 0x027f; t.x87.status = 0x3800; t.x87.tag = 0x3fff; t.x87.mxcsr = 0x1fa0; t.x87_valid = true;
   t.x87.st[0] = {0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f};  // 1.0
   Thread u;
   u.tid = 4243;
@@ -462,14 +462,15 @@ TEST(X87FromFxsave, RebuildsTheFullTagWord) {
   const std::uint8_t nan[10] = {0, 0, 0, 0, 0, 0, 0, 0xc0, 0xff, 0x7f};
   std::memcpy(fx.data() + 32, one, 10);
   std::memcpy(fx.data() + 64, nan, 10);        // ST(2); ST(1) stays all zero
-  const X87State x = x87_from_fxsave(fx);
-  EXPECT_TRUE(x.valid);
+  const std::optional<X87State> read = x87_from_fxsave(fx);
+  ASSERT_TRUE(read.has_value());
+  const X87State& x = *read;
   EXPECT_EQ(x.control, 0x027f);
   EXPECT_EQ(x.mxcsr, 0x1f80u);
   // Physical 5 valid (00), 6 zero (01), 7 special (10), 0..4 empty (11).
   EXPECT_EQ(x.tag, 0x93ff);
   EXPECT_EQ(x.st[0][9], 0x3f);
-  EXPECT_FALSE(x87_from_fxsave(Bytes(100, 0)).valid);
+  EXPECT_FALSE(x87_from_fxsave(Bytes(100, 0)).has_value());
 }
 
 }  // namespace

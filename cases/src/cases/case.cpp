@@ -1,63 +1,29 @@
 #include "lockstep/cases/case.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 namespace lockstep::cases {
 
-const char* convention_name(Convention c) noexcept {
-  switch (c) {
-    case Convention::kWatcom: return "watcom";
-    case Convention::kCdecl: return "cdecl";
-    case Convention::kStdcall: return "stdcall";
-    case Convention::kFastcall: return "fastcall";
-    case Convention::kThiscall: return "thiscall";
-    case Convention::kCustom: return "custom";
-  }
-  return "?";
-}
-
-const char* returns_name(Returns r) noexcept {
-  switch (r) {
-    case Returns::kNone: return "none";
-    case Returns::kEax: return "eax";
-    case Returns::kEdxEax: return "edx:eax";
-    case Returns::kSt0: return "st0";
-  }
-  return "?";
-}
-
-namespace {
-
-// The entry registers a poke may set, in RegisterBit order.
-struct PokableRegister {
-  const char* name;
-  std::uint32_t Registers::*field;
-};
-constexpr PokableRegister kPokable[] = {{"eax", &Registers::eax}, {"ebx", &Registers::ebx}, {"ecx", &Registers::ecx},
-                                        {"edx", &Registers::edx}, {"esi", &Registers::esi}, {"edi", &Registers::edi},
-                                        {"ebp", &Registers::ebp}};
-
-}  // namespace
-
 std::string poked_register_names(std::uint16_t mask) {
   std::string out;
-  for (unsigned i = 0; i < std::size(kPokable); ++i) {
-    if (!(mask & (1u << i))) continue;
+  for (Reg r : kRegs) {
+    if (!(mask & register_bit(r))) continue;
     if (!out.empty()) out += ' ';
-    out += kPokable[i].name;
+    out += reg_name(r);
   }
   return out;
 }
 
+void poke_register(Case& c, Reg r, std::uint32_t value) {
+  c.in[r] = value;
+  c.poked_registers = static_cast<std::uint16_t>(c.poked_registers | register_bit(r));
+}
+
 bool poke_register(Case& c, std::string_view name, std::uint32_t value) {
-  for (unsigned i = 0; i < std::size(kPokable); ++i) {
-    if (name != kPokable[i].name) continue;
-    c.in.*kPokable[i].field = value;
-    c.poked_registers = static_cast<std::uint16_t>(c.poked_registers | (1u << i));
-    return true;
-  }
-  return false;
+  auto r = reg_named(name);
+  if (!r) return false;
+  poke_register(c, *r, value);
+  return true;
 }
 
 std::size_t Case::stale_input_count() const {

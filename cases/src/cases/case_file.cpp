@@ -13,7 +13,7 @@ namespace {
 constexpr char kMagic[8] = {'L', 'K', 'C', 'A', 'S', 'E', '\r', '\n'};
 constexpr std::size_t kHeaderSize = 40;
 
-void put_x87(ByteWriter& w, const X87& x) {
+void put_x87(ByteWriter& w, const X87State& x) {
   w.u16(x.control);
   w.u16(x.status);
   w.u16(x.tag);
@@ -36,8 +36,8 @@ void put_map(ByteWriter& w, const ByteMap& m) {
   });
 }
 
-Result<X87> get_x87(ByteReader& r) {
-  X87 x;
+Result<X87State> get_x87(ByteReader& r) {
+  X87State x;
   LOCKSTEP_TRY(x.control, r.u16("x87 control word"));
   LOCKSTEP_TRY(x.status, r.u16("x87 status word"));
   LOCKSTEP_TRY(x.tag, r.u16("x87 tag word"));
@@ -303,11 +303,11 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
     if (c.poked_registers & ~kPokedRegisterMask)
       return Error::make(Errc::kMalformed, "{}: case {} has poked-register bits 0x{:04x}, past the defined 0x{:02x}", what,
                          i, c.poked_registers, kPokedRegisterMask);
-    if (conv > static_cast<std::uint8_t>(Convention::kCustom) || ret > static_cast<std::uint8_t>(Returns::kSt0))
+    if (conv > static_cast<std::uint8_t>(Convention::kCustom) || ret > static_cast<std::uint8_t>(ReturnKind::kSt0))
       return Error::make(Errc::kMalformed, "{}: case {} has convention {} / returns {}, out of range", what, i, conv,
                          ret);
     c.convention = static_cast<Convention>(conv);
-    c.returns = static_cast<Returns>(ret);
+    c.returns = static_cast<ReturnKind>(ret);
     LOCKSTEP_TRY(c.in, get_regs(r, "registers in"));
     LOCKSTEP_TRY(c.out, get_regs(r, "registers out"));
     LOCKSTEP_TRY(c.inputs, get_map(r, "input bytes"));

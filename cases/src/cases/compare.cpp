@@ -54,13 +54,13 @@ Comparison compare(const Case& c, const PortEffects& port, const CompareOptions&
     if (o != p) out.registers.push_back({name, fmt::format("{:08x}", o), fmt::format("{:08x}", p)});
   };
   switch (c.returns) {
-    case Returns::kNone: break;
-    case Returns::kEax: reg("eax", c.out.eax, port.eax); break;
-    case Returns::kEdxEax:
+    case ReturnKind::kNone: break;
+    case ReturnKind::kEax: reg("eax", c.out.eax, port.eax); break;
+    case ReturnKind::kEdxEax:
       reg("eax", c.out.eax, port.eax);
       reg("edx", c.out.edx, port.edx);
       break;
-    case Returns::kSt0: {
+    case ReturnKind::kSt0: {
       const auto& o = c.out.x87.st[0];
       if (!port.st0) {
         out.registers.push_back({"st0", fmt::format("{}", f80_to_f64(o)), "(none)"});

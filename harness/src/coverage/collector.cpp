@@ -69,15 +69,9 @@ std::vector<std::size_t> condition_slice(const std::vector<Instruction>& listing
 }
 
 std::uint32_t register_value(const Registers& r, const std::string& name) {
-  if (name == "eax") return r.eax;
-  if (name == "ebx") return r.ebx;
-  if (name == "ecx") return r.ecx;
-  if (name == "edx") return r.edx;
-  if (name == "esi") return r.esi;
-  if (name == "edi") return r.edi;
-  if (name == "ebp") return r.ebp;
   if (name == "esp") return r.esp;
-  return 0;
+  auto reg = cases::reg_named(name);
+  return reg ? r[*reg] : 0;
 }
 
 }  // namespace

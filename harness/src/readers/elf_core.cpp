@@ -192,7 +192,7 @@ class CoreParser {
         th.esp = le32(g, 60);
         th.ss = static_cast<std::uint16_t>(le32(g, 64));
         th.x87 = X87State{};
-        th.x87.valid = false;
+        th.x87_valid = false;
         threads_.push_back(std::move(t));
         return {};
       }
@@ -233,6 +233,7 @@ class CoreParser {
           const std::uint32_t mxcsr = th.x87.mxcsr;
           th.x87 = readers::x87_from_fsave(d);
           th.x87.mxcsr = mxcsr;
+          th.x87_valid = true;
           t.fpu_rank = 1;
         }
         return {};
@@ -242,6 +243,7 @@ class CoreParser {
                              at, d.size(), kFxsaveSize);
         if (t.fpu_rank < 2) {
           th.x87 = readers::x87_from_fxsave(d);
+          th.x87_valid = true;
           t.fpu_rank = 2;
         }
         return {};
@@ -250,12 +252,12 @@ class CoreParser {
           return Error::make(Errc::kTruncated, "{}: NT_X86_XSTATE at offset 0x{:x} is {} bytes, shorter than {}", what_,
                              at, d.size(), kXsaveHeaderEnd);
         th.x87 = readers::x87_from_fxsave(d);
+        th.x87_valid = true;
         // XSTATE_BV bit 0 clear: x87 is in its initial state and the legacy x87 fields are stale.
         if (!(readers::le64(d, 512) & 1)) {
           const std::uint32_t mxcsr = th.x87.mxcsr;
           th.x87 = X87State{};
           th.x87.mxcsr = mxcsr;
-          th.x87.valid = true;
         }
         t.fpu_rank = 3;
         return {};

@@ -536,7 +536,7 @@ Result<Snapshot> minidump_to_snapshot(const Minidump& dump, std::span<const std:
     th.fs_base = static_cast<GuestAddr>(t.teb);
     th.x87.control = 0x027f;  // Windows' thread defaults, kept unless the context has FPU state
     th.x87.mxcsr = 0x1f80;
-    th.x87.valid = false;
+    th.x87_valid = false;
     if (t.context) {
       const auto& c = *t.context;
       const std::uint32_t fl = c.context_flags;
@@ -585,6 +585,7 @@ Result<Snapshot> minidump_to_snapshot(const Minidump& dump, std::span<const std:
       } else if (have_fxsave) {
         th.x87 = readers::x87_from_fxsave(c.extended_registers);
       }
+      th.x87_valid = have_fsave || have_fxsave;
       if (have_fxsave) th.x87.mxcsr = le32(c.extended_registers, 24);
       if (!have_fsave && !have_fxsave) {
         missing.push_back("FLOATING_POINT");

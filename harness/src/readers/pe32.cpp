@@ -431,8 +431,8 @@ Snapshot snapshot_from_image(const Pe32Image& image) {
   t.ds = t.es = t.ss = kImageDs;
   t.fs = kImageFs;
   t.fs_base = teb;
-  t.x87.control = 0x027f;  // what Windows starts a thread with; valid = false: the profile's word applies
-  t.x87.valid = false;
+  t.x87.control = 0x027f;  // what Windows starts a thread with; x87_valid false: the profile's word applies
+  t.x87_valid = false;
   snap.threads.push_back(t);
   snap.meta.notes.push_back(fmt::format(
       "an image alone: a synthesized thread (stack 0x{:08x}..0x{:08x}, TEB 0x{:08x}, PEB 0x{:08x}), {} import(s) "

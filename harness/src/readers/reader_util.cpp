@@ -174,7 +174,6 @@ X87State x87_from_fxsave(std::span<const std::uint8_t> image) {
     std::copy_n(image.begin() + static_cast<std::ptrdiff_t>(32 + 16 * i), 10, x.st[i].begin());
   x.tag = full_tag_from_abridged(image[4], x.status, x.st);
   x.mxcsr = le32(image, 24);
-  x.valid = true;
   return x;
 }
 
@@ -185,7 +184,6 @@ X87State x87_from_fsave(std::span<const std::uint8_t> image) {
   x.tag = static_cast<std::uint16_t>(le32(image, 8));
   for (std::size_t i = 0; i < 8; ++i)
     std::copy_n(image.begin() + static_cast<std::ptrdiff_t>(28 + 10 * i), 10, x.st[i].begin());
-  x.valid = true;
   return x;
 }
 

@@ -358,9 +358,10 @@ Thread read_thread64(int tid, const X8664Regs& r, std::vector<std::string>& note
   t.gs_base = base(r.gs_base, "gs");
   alignas(16) std::uint8_t fx[kFxsaveSize] = {};
   iovec fiov{fx, sizeof fx};
-  if (::ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_PRFPREG), &fiov) == 0 && fiov.iov_len == sizeof fx)
-    t.x87 = x87_from_fxsave(fx);
-  else
+  if (::ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_PRFPREG), &fiov) == 0 && fiov.iov_len == sizeof fx) {
+    t.x87 = *x87_from_fxsave(fx);  // a whole FXSAVE area: always a state
+    t.x87_valid = true;
+  } else
     notes.push_back(fmt::format("thread {}: no x87 state (NT_PRFPREG: {}); defaults recorded", tid,
                                 std::strerror(errno)));
   return t;
@@ -407,7 +408,7 @@ Result<Thread> read_thread(int pid, int tid, bool allow_64bit, std::vector<std::
     t.x87.status = static_cast<std::uint16_t>(fp.swd);
     t.x87.tag = static_cast<std::uint16_t>(fp.twd);
     for (int i = 0; i < 8; ++i) std::memcpy(t.x87.st[i].data(), fp.st_space + 10 * i, 10);
-    t.x87.valid = true;
+    t.x87_valid = true;
   } else {
     notes.push_back(fmt::format("thread {}: no x87 state (NT_PRFPREG: {}); defaults recorded", tid,
                                 std::strerror(errno)));

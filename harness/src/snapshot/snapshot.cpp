@@ -16,9 +16,9 @@ std::string prot_string(std::uint8_t prot) {
   return s;
 }
 
-X87State x87_from_fxsave(std::span<const std::uint8_t> fx) {
+std::optional<X87State> x87_from_fxsave(std::span<const std::uint8_t> fx) {
+  if (fx.size() < 160) return std::nullopt;
   X87State x;
-  if (fx.size() < 160) return x;
   auto u16 = [&](std::size_t off) { return static_cast<std::uint16_t>(fx[off] | (fx[off + 1] << 8)); };
   x.control = u16(0);
   x.status = u16(2);
@@ -43,7 +43,6 @@ X87State x87_from_fxsave(std::span<const std::uint8_t> fx) {
     tag = static_cast<std::uint16_t>(tag | (t << (2 * p)));
   }
   x.tag = tag;
-  x.valid = true;
   return x;
 }
 
@@ -176,7 +175,7 @@ std::string Snapshot::content_sha256() const {
     for (std::uint16_t v : {t.cs, t.ds, t.es, t.fs, t.gs, t.ss, t.x87.control, t.x87.status, t.x87.tag}) w.u16(v);
     for (const auto& st : t.x87.st) w.bytes(st);
     w.u32(t.x87.mxcsr);
-    w.u8(t.x87.valid ? 1 : 0);
+    w.u8(t.x87_valid ? 1 : 0);
     feed(w);
   }
   // Only when present, so that the hash of a snapshot without an LDT is what it always was.

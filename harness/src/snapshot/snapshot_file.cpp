@@ -52,7 +52,7 @@ void put_thread(ByteWriter& w, const Thread& t) {
   w.u16(t.x87.control);
   w.u16(t.x87.status);
   w.u16(t.x87.tag);
-  w.u8(t.x87.valid ? 1 : 0);
+  w.u8(t.x87_valid ? 1 : 0);
   w.u8(0);
   w.u32(t.x87.mxcsr);
   for (const auto& st : t.x87.st) w.bytes(st);
@@ -80,7 +80,7 @@ Result<Thread> get_thread(ByteReader& r, std::uint32_t index) {
     return Error::make(Errc::kMalformed,
                        "{}: thread {} (tid {}) at info offset 0x{:x}: x87 valid flag {} / reserved {} (must be 0 or 1 / 0)",
                        r.what(), index, t.tid, valid_at, valid, reserved);
-  t.x87.valid = valid == 1;
+  t.x87_valid = valid == 1;
   LOCKSTEP_TRY(t.x87.mxcsr, r.u32(f));
   for (auto& st : t.x87.st) {
     LOCKSTEP_TRY(auto b, r.take(st.size(), f));

@@ -256,7 +256,7 @@ struct Process {
       std::memcpy(t.x87.st[static_cast<std::size_t>(i)].data(), f, 10);
     }
     t.x87.mxcsr = r(UC_X86_REG_MXCSR);
-    t.x87.valid = true;
+    t.x87_valid = true;
     return t;
   }
 

@@ -65,7 +65,7 @@ struct SearchResult {
   std::uint32_t reaching_cases = 0; ///< start cases found that reach the branch
   std::uint32_t start_case = 0;     ///< the case id the found state came from
   std::vector<cases::Poke> pokes;   ///< the mutation that took the edge (memory)
-  std::uint16_t poked_registers = 0;  ///< entry registers it set (cases::RegisterBit); values in found_case->in
+  std::uint16_t poked_registers = 0;  ///< entry registers it set (cases::register_bit); values in found_case->in
   std::string how;                  ///< "car[0]+0x1a0 point[0].velocity: x0 (3 words)"
   /// The found state as a case: the original's rerun (inputs and writes as observed), marked poked,
   /// its note saying which edge it takes. Ready for add_cases.

@@ -7,9 +7,9 @@
 #include <span>
 #include <vector>
 
-namespace lockstep::cases {
+#include "lockstep/cases/cpu.hpp"
 
-using GuestAddr = std::uint32_t;  ///< a 32-bit guest virtual address
+namespace lockstep::cases {
 
 class ByteMap {
   // A run as stored: bytes_[offset, offset + size) at guest addresses [base, base + size) (Run and

@@ -11,31 +11,9 @@
 #include <vector>
 
 #include "lockstep/cases/byte_map.hpp"
+#include "lockstep/cases/cpu.hpp"
 
 namespace lockstep::cases {
-
-enum class Convention : std::uint8_t { kWatcom, kCdecl, kStdcall, kFastcall, kThiscall, kCustom };
-enum class Returns : std::uint8_t { kNone, kEax, kEdxEax, kSt0 };
-const char* convention_name(Convention c) noexcept;
-const char* returns_name(Returns r) noexcept;
-
-/// x87/SSE state at a call boundary. ST(i) are 80-bit values by stack position.
-struct X87 {
-  std::uint16_t control = 0x027f;
-  std::uint16_t status = 0;
-  std::uint16_t tag = 0xffff;  ///< full tag word (2 bits per physical register; 11 = empty)
-  std::array<std::array<std::uint8_t, 10>, 8> st{};
-  std::uint32_t mxcsr = 0x1f80;
-  friend bool operator==(const X87&, const X87&) = default;
-};
-
-/// The CPU registers at a call boundary.
-struct Registers {
-  std::uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0, esi = 0, edi = 0, ebp = 0, esp = 0;
-  std::uint32_t eip = 0, eflags = 0;
-  X87 x87;
-  friend bool operator==(const Registers&, const Registers&) = default;
-};
 
 /// Where a case came from, so `lockstep replay --case ID` (and a re-capture) can reproduce it.
 struct Origin {
@@ -65,11 +43,11 @@ struct WriterRun {
   friend bool operator==(const WriterRun&, const WriterRun&) = default;
 };
 
-/// Entry registers a poke set (Case::poked_registers), one bit each.
-enum RegisterBit : std::uint16_t {
-  kPokedEax = 1u << 0, kPokedEbx = 1u << 1, kPokedEcx = 1u << 2, kPokedEdx = 1u << 3,
-  kPokedEsi = 1u << 4, kPokedEdi = 1u << 5, kPokedEbp = 1u << 6,
-};
+/// Case::poked_registers: register_bit(r) for each entry register a poke set; the mask's bits by name.
+inline constexpr std::uint16_t kPokedEax = register_bit(Reg::kEax), kPokedEbx = register_bit(Reg::kEbx),
+                               kPokedEcx = register_bit(Reg::kEcx), kPokedEdx = register_bit(Reg::kEdx),
+                               kPokedEsi = register_bit(Reg::kEsi), kPokedEdi = register_bit(Reg::kEdi),
+                               kPokedEbp = register_bit(Reg::kEbp);
 inline constexpr std::uint16_t kPokedRegisterMask = 0x7f;
 /// "eax edx" for a mask.
 std::string poked_register_names(std::uint16_t mask);
@@ -79,7 +57,7 @@ struct Case {
   GuestAddr function = 0;
   std::string name;             ///< the profile's name ("tyres::tyres")
   Convention convention = Convention::kWatcom;
-  Returns returns = Returns::kNone;
+  ReturnKind returns = ReturnKind::kNone;
 
   Registers in;                 ///< at entry (esp points at the return address)
   Registers out;                ///< at return
@@ -101,7 +79,7 @@ struct Case {
 
   Origin origin;
   std::vector<Poke> pokes;      ///< non-empty: a "poked" case (found by a search or made by hand)
-  /// Entry registers (in `in`) set by a poke rather than by the recorded caller (RegisterBit).
+  /// Entry registers (in `in`) set by a poke rather than by the recorded caller (register_bit).
   std::uint16_t poked_registers = 0;
   std::string note;             ///< free text ("search: edge 0x41b0c2 taken")
 
@@ -122,5 +100,7 @@ struct Case {
 /// Sets the case's entry register `name` ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp") to `value`
 /// and marks it in poked_registers; false (nothing changed) for any other name.
 bool poke_register(Case& c, std::string_view name, std::uint32_t value);
+/// Sets the case's entry register r to `value` and marks it in poked_registers.
+void poke_register(Case& c, Reg r, std::uint32_t value);
 
 }  // namespace lockstep::cases

@@ -17,7 +17,7 @@ namespace lockstep::cases {
 struct PortEffects {
   ByteMap writes;
   std::uint32_t eax = 0, edx = 0;
-  std::optional<double> st0;          ///< for Returns::kSt0
+  std::optional<double> st0;          ///< for ReturnKind::kSt0
   std::vector<GuestAddr> outside_reads;
   std::string error;                  ///< non-empty: the port raised this instead of returning
 };

@@ -14,35 +14,22 @@
 
 namespace lockstep::harness {
 
-enum class Convention {
-  kWatcom,    ///< eax, edx, ebx, ecx, then the stack (right to left); the callee pops stack arguments
-  kCdecl,     ///< all on the stack; the caller pops
-  kStdcall,   ///< all on the stack; the callee pops
-  kFastcall,  ///< ecx, edx, then the stack; the callee pops
-  kThiscall,  ///< ecx, then the stack; the callee pops
-  kCustom,    ///< the registers listed, then the stack; the callee pops
-};
-
-enum class Reg { kEax, kEcx, kEdx, kEbx, kEsi, kEdi, kEbp };
-
-enum class ReturnKind {
-  kNone,
-  kEax,     ///< 32-bit integer or pointer in eax
-  kEdxEax,  ///< 64-bit integer, high half in edx
-  kSt0,     ///< x87 ST(0)
-};
+// The conventions, return kinds and register names are the shared CPU vocabulary's
+// (lockstep/cases/cpu.hpp).
+using cases::Convention;
+using cases::convention_name;
+using cases::parse_convention;
+using cases::parse_reg;
+using cases::parse_return_kind;
+using cases::Reg;
+using cases::reg_name;
+using cases::return_kind_name;
+using cases::ReturnKind;
 
 struct CallingConvention {
   Convention kind = Convention::kWatcom;
   std::vector<Reg> registers;  ///< kCustom only: the argument registers in order
 };
-
-const char* convention_name(Convention c) noexcept;  ///< "watcom", "cdecl", ...
-Result<Convention> parse_convention(std::string_view s);
-const char* reg_name(Reg r) noexcept;  ///< "eax", ...
-Result<Reg> parse_reg(std::string_view s);
-const char* return_kind_name(ReturnKind k) noexcept;  ///< "none", "eax", "edx:eax", "st0"
-Result<ReturnKind> parse_return_kind(std::string_view s);
 
 /// One argument as the caller gives it.
 struct Arg {

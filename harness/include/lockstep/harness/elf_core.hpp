@@ -11,7 +11,7 @@
 //    the richest wins — and NT_386_TLS (GDT TLS entries: the FS and GS bases, matched by selector >> 3).
 //  - NT_FILE: the file mappings (also meta.modules, one per path).
 // gdb's gcore up to at least 13.1 (Debian 12) writes no NT_386_TLS: the FS/GS bases are then 0 and a
-// note says so. Threads keep the core's order; x87.valid is false for a thread with no FPU note.
+// note says so. Threads keep the core's order; x87_valid is false for a thread with no FPU note.
 #pragma once
 
 #include <cstdint>

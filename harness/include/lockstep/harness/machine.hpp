@@ -47,7 +47,7 @@ namespace lockstep::harness {
 
 struct MachineConfig {
   /// x87 control word a call starts with when the snapshot's thread has no FPU state
-  /// (X87State::valid false). 0x037f is what fninit sets; POD's thread runs 0x027f (profile).
+  /// (Thread::x87_valid false). 0x037f is what fninit sets; POD's thread runs 0x027f (profile).
   std::uint16_t default_fpu_control = 0x037f;
   /// MXCSR when the thread has no FPU state.
   std::uint32_t default_mxcsr = 0x1f80;

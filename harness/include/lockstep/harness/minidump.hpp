@@ -17,7 +17,7 @@
 //
 // Without a MemoryInfoList every region is read-write (noted). Without FPU state in a context (Wine
 // writes CONTEXT_FULL only) the thread gets Windows' defaults FCW 0x027f and MXCSR 0x1f80 and
-// x87.valid = false. A thread's FS base is its TEB from ThreadList; TEB+0x18 (NT_TIB.Self) is checked
+// x87_valid = false. A thread's FS base is its TEB from ThreadList; TEB+0x18 (NT_TIB.Self) is checked
 // when the dump holds it.
 #pragma once
 

@@ -10,18 +10,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "lockstep/cases/case.hpp"
 #include "lockstep/harness/snapshot.hpp"
 
 namespace lockstep::harness {
 
-/// The CPU state a call sees at entry or leaves at return. x87 uses the snapshot's layout:
-/// `st[i]` is ST(i) (stack order), `tag` the full FSAVE tag word, `status` includes TOP.
-struct Registers {
-  std::uint32_t eax = 0, ecx = 0, edx = 0, ebx = 0, esp = 0, ebp = 0, esi = 0, edi = 0;
-  std::uint32_t eip = 0, eflags = 0;
-  X87State x87;
-  bool operator==(const Registers&) const = default;
-};
+/// The CPU state a call sees at entry or leaves at return (the shared vocabulary's, cases/cpu.hpp).
+using cases::Registers;
 
 /// A run of consecutive guest bytes.
 struct ByteRun {
@@ -30,14 +25,8 @@ struct ByteRun {
   std::uint64_t end() const noexcept { return std::uint64_t{addr} + bytes.size(); }
 };
 
-/// Consecutive bytes that one instruction wrote last: [addr, addr + length) by the instruction at
-/// `writer`.
-struct WriterRun {
-  GuestAddr addr = 0;
-  std::uint32_t length = 0;
-  GuestAddr writer = 0;
-  std::uint64_t end() const noexcept { return std::uint64_t{addr} + length; }
-};
+/// Consecutive bytes that one instruction wrote last (the case model's, which stores them).
+using cases::WriterRun;
 
 /// Total bytes in a list of runs.
 std::uint64_t byte_count(const std::vector<ByteRun>& runs) noexcept;

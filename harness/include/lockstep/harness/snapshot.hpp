@@ -12,10 +12,13 @@
 #include <vector>
 
 #include "lockstep/base/result.hpp"
+#include "lockstep/cases/cpu.hpp"
 
 namespace lockstep::harness {
 
-using GuestAddr = std::uint32_t;  ///< a 32-bit guest virtual address (never a host pointer or file offset)
+// The CPU vocabulary is the one every layer shares (lockstep/cases/cpu.hpp).
+using cases::GuestAddr;
+using cases::X87State;
 
 /// Region protection bits (same values as Unicorn's UC_PROT_*).
 enum Prot : std::uint8_t { kProtNone = 0, kProtRead = 1, kProtWrite = 2, kProtExec = 4 };
@@ -33,25 +36,12 @@ struct Region {
   bool operator==(const Region&) const = default;
 };
 
-/// x87 and SSE control state of one thread.
-struct X87State {
-  std::uint16_t control = 0x037f;  ///< FCW (POD's thread: 0x027f; Linux starts threads at 0x037f)
-  std::uint16_t status = 0;        ///< FSW (TOP in bits 11..13)
-  std::uint16_t tag = 0xffff;      ///< full FSAVE tag word, 2 bits per physical register (11 = empty)
-  /// ST(0)..ST(7) as 80-bit extended values (10 bytes, little-endian), indexed by stack position
-  /// (ST(i) = physical register (TOP + i) & 7), as FSAVE and FXSAVE both store them.
-  std::array<std::array<std::uint8_t, 10>, 8> st{};
-  std::uint32_t mxcsr = 0x1f80;
-  bool valid = false;  ///< false when the source had no FPU state (a Wine minidump): defaults apply
-  bool operator==(const X87State&) const = default;
-};
-
 /// Converts an FXSAVE image (the legacy 512-byte area: x87 at 0..31, MXCSR at 24, ST(0..7) in
 /// 16-byte slots from 32; the same layout as Windows' CONTEXT.ExtendedRegisters, Linux's
 /// user_fxsr_struct / NT_PRXFPREG and XSAVE's first 512 bytes) into the model, rebuilding the full
 /// tag word from FXSAVE's abridged one the way the kernel does (valid / zero / special / empty from
-/// each register's contents). Needs at least 160 bytes (through ST(7)); fewer gives `valid = false`.
-X87State x87_from_fxsave(std::span<const std::uint8_t> fxsave);
+/// each register's contents). Needs at least 160 bytes (through ST(7)); fewer gives nothing.
+std::optional<X87State> x87_from_fxsave(std::span<const std::uint8_t> fxsave);
 
 /// One thread's CPU state.
 struct Thread {
@@ -61,6 +51,7 @@ struct Thread {
   std::uint16_t cs = 0, ds = 0, es = 0, fs = 0, gs = 0, ss = 0;  ///< segment selectors
   std::uint32_t fs_base = 0, gs_base = 0;  ///< the bases behind fs and gs (a Windows TEB, a Linux TLS block)
   X87State x87;
+  bool x87_valid = false;  ///< false when the source had no FPU state (a Wine minidump): defaults apply
   bool operator==(const Thread&) const = default;
 };
 
