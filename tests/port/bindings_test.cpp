@@ -324,7 +324,7 @@ TEST_F(PropBindings, EachPropFunctionTakesItsRegisters) {
   in.eax = environment, in.edx = kFree;
   pod::GuestAddr end = 0;
   Case c = record(0x468cfc, in, [&](pod::Memory& m) { end = pod::props::build(m, environment, kFree); });
-  c.returns = lockstep::cases::Returns::kEax;
+  c.returns = lockstep::cases::ReturnKind::kEax;
   c.out.eax = end;
   EXPECT_TRUE(replay(c).matched());
   in = {};
@@ -338,7 +338,7 @@ TEST_F(PropBindings, EachPropFunctionTakesItsRegisters) {
   int hit = 0;
   c = record(0x4215a8, in, [&](pod::Memory& m) { hit = pod::props::car_hit(m, 0, 0); });
   ASSERT_EQ(hit, 1);
-  c.returns = lockstep::cases::Returns::kEax;
+  c.returns = lockstep::cases::ReturnKind::kEax;
   c.out.eax = 1;
   EXPECT_TRUE(replay(c).matched());
   const pod::GuestAddr n = pod::addr::kContact, point = pod::addr::kContact + 0x10;

@@ -171,8 +171,8 @@ Snapshot snapshot_from_elf_executable(const ElfExecutable& exe) {
   t.ds = t.es = t.ss = kElfDs;
   t.gs = kElfGs;
   t.gs_base = tp;
-  t.x87.control = 0x037f;  // what Linux starts a process with; valid = false: the profile's word applies
-  t.x87.valid = false;
+  t.x87.control = 0x037f;  // what Linux starts a process with; not the source's: the profile's word applies
+  t.x87_valid = false;
   snap.threads.push_back(t);
   snap.meta.notes.push_back(fmt::format(
       "an executable alone: a synthesized thread (stack 0x{:08x}..0x{:08x}, gs base 0x{:08x} in a TLS block), no heap, "
