@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ios>
 #include <stdexcept>
 #include <string>
 
@@ -90,6 +91,22 @@ TEST(Race, ReadsAPropsMatrixAsStored) {
   } catch (const std::out_of_range& e) {
     EXPECT_NE(std::string(e.what()).find("is not 0..2"), std::string::npos) << e.what();
   }
+}
+
+// The slip ratio's word of a game's step scratch is a free word: outside the force array (0x48 bytes
+// at the scratch's forces), the chassis move (0x18 bytes at 0x4f3368) and the contact block (0x2c
+// bytes at 0x4f3380), all of which the step writes and reads for their own meaning; map_blocks maps it.
+TEST(Race, TheSlipSlotIsAFreeWordOutsideTheStepsBlocks) {
+  const pod::step::Scratch s = pod::Race::default_scratch();
+  const auto clear_of = [&](pod::GuestAddr base, std::uint32_t size) {
+    return s.stale_slot + 4 <= base || s.stale_slot >= base + size;
+  };
+  EXPECT_TRUE(clear_of(s.forces, 0x48)) << std::hex << s.stale_slot;
+  EXPECT_TRUE(clear_of(0x4f3368, 0x18)) << std::hex << s.stale_slot;
+  EXPECT_TRUE(clear_of(0x4f3380, 0x2c)) << std::hex << s.stale_slot;
+  pod::FlatMemory m;
+  pod::Race::map_blocks(m);
+  EXPECT_TRUE(m.mapped(s.stale_slot, 4));
 }
 
 }  // namespace
