@@ -130,6 +130,11 @@ TEST_F(FactsAfterStep, F096_WheelsTurnByTheirSpinTimesTheStepTime) {
   EXPECT_NEAR(car.point(1).get(Point::roll_angle) / 65536.0, -30 * 0x888 / 65536.0, 1e-4);
   const double a2 = car.point(2).get(Point::roll_angle) / 65536.0;
   EXPECT_NEAR(a2, M_PI + 30 * 0x888 / 65536.0 - 2 * M_PI, 1e-3) << "kept in (−π, π]";
+  // π itself is inside (−π, π] (the interval 000 gives the angles): a wheel at π with no spin stays there.
+  car.point(3).set(Point::roll_angle, pod::tables::kPi16);
+  car.point(3).set(Point::spin, 0);
+  pod::step::wheel_roll(w.m, car.addr());
+  EXPECT_EQ(car.point(3).get(Point::roll_angle), pod::tables::kPi16);
 }
 
 // F025: after the car step come upside-down, then the pose and the wheels' roll: a car put back by

@@ -299,6 +299,16 @@ TEST_F(CarsPair, F097_ContactBitAndSlotSeven) {
   out = pod::cars::pair(w.m, 0, 1);
   EXPECT_EQ(a.get(Car::sound_state) & 0x20, 0);
   EXPECT_TRUE(out.sounds.empty());
+  // Only the second has it, a weak contact: not both, so it stays in the second.
+  place();
+  a.set(Car::sound_state, std::uint8_t{0x00});
+  b.set(Car::sound_state, std::uint8_t{0x20});
+  a.set(Car::velocity, Vec3{4 << 16, 0, 0});
+  out = pod::cars::pair(w.m, 0, 1);
+  ASSERT_TRUE(out.contact);
+  ASSERT_LE(out.impulse, 0x2000);
+  EXPECT_EQ(a.get(Car::sound_state), 0x00);
+  EXPECT_EQ(b.get(Car::sound_state), 0x20);
 }
 
 // F088: the collision pass takes each pair of racers once, in order, among the racers counted

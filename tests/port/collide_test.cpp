@@ -90,7 +90,7 @@ TEST_F(FactsCollide, F072_ContactBandIs229BelowToRadiusAbove) {
 // F073: a floor more than 0.195 off the car's up axis lifts no wheel into the suspension.
 TEST_F(FactsCollide, F073_FloorOffTheUpAxisDoesNotTouch) {
   EXPECT_EQ(pod::collide::kFloorUpMin, World::fx(0.195));
-  for (pod::Fixed upz : {World::fx(0.19), World::fx(0.20)}) {
+  for (pod::Fixed upz : {World::fx(0.19), World::fx(0.195), World::fx(0.20)}) {  // 0.195 itself: not more
     car.set(Car::up, Vec3{0, 0, upz});  // the dot of the floor's normal with up
     car.point(0).set(Point::touching, std::uint8_t{0});
     place_wheel(0, Vec3{1 << 16, 1 << 16, car.point(0).get(Point::radius)});

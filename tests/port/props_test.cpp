@@ -376,6 +376,15 @@ TEST_F(PropsWorld, F119_SpinDecaysOnTheGround) {
   }
   EXPECT_EQ(prop(0).get(Prop::spin), (Vec3{0xea7f, 0, 0}));  // the two pushes' torques cancel
   EXPECT_EQ(prop(1).get(Prop::spin), (Vec3{0x10000, 0, 0}));
+  // On the ground by one point: a post with its foot at its centre of mass (no torque from the push)
+  // and its head 1 above, in the air. One point is on the ground: the spin decays all the same.
+  TypeSpec post;
+  post.points.push_back({0, Vec3{0, 0, 0}, 0x8000});
+  post.points.push_back({0, Vec3{0, 0, 0x10000}, 0x8000});
+  build({post}, {{0, Vec3{0, 0, -655}, 0}});
+  prop(0).set(Prop::spin, Vec3{0x10000, 0, 0});
+  pod::props::motion(w.m, 0);
+  EXPECT_EQ(prop(0).get(Prop::spin), (Vec3{0xea7f, 0, 0}));
 }
 
 // F120: a slow prop resting on three points or more settles: its hit flag is cleared ("slow" chosen:

@@ -218,6 +218,13 @@ TEST_F(FactsPaths, F083_HeadingAlongThePath) {
   pod::putback::put_back(w.m, car.addr(), d.addr());
   EXPECT_NEAR(car.get(Car::forward).x / 65536.0, 0.6, 2e-4);
   EXPECT_NEAR(car.get(Car::forward).y / 65536.0, 0.8, 2e-4);
+  // [0x543254] = 0: no race paths, the car's own forward axis whatever tracker the driver holds.
+  const Car other = w.standard_car(0, 0, 0, 0, track);
+  const Vec3 own = other.get(Car::forward);
+  w.m.put_u32(pod::addr::kRacePaths, 0);
+  pod::putback::put_back(w.m, other.addr(), d.addr());
+  EXPECT_NEAR(other.get(Car::forward).x / 65536.0, own.x / 65536.0, 2e-4);
+  EXPECT_NEAR(other.get(Car::forward).y / 65536.0, own.y / 65536.0, 2e-4);
   // The tracker at the link's last point, its end node a dead end: no heading.
   d.set(pod::Driver::tracker_point, 2);
   EXPECT_EQ(pod::paths::heading(w.m, d.addr(), out), 0);

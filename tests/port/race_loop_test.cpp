@@ -109,6 +109,16 @@ TEST_F(RaceLoop, F154_OneStepUpToThreeUnitsThenNEqualSteps) {
   }
 }
 
+// F154 at its far end: a frame of 30000 over a unit of 1 is 30000 equal steps of 1, all run (the
+// runaway refusal is for frames asking more).
+TEST_F(RaceLoop, ThirtyThousandStepsOfOneAreRun) {
+  w.m.put_i32(addr::kPassFrameTime, 30000);
+  w.m.put_i32(addr::kStepUnit, 1);
+  pod::race::race_step(w.m, racers);
+  EXPECT_EQ(frame().get(FrameTime::step), 30000);
+  EXPECT_EQ(frame().get(FrameTime::step_dt), 1);
+}
+
 // A state no frame_clock leaves (a frame time far past its clamp over a unit of 1) asks billions of
 // steps: refused with the numbers named, not run.
 TEST_F(RaceLoop, AnAbsurdFrameOverTheUnitIsRefused) {

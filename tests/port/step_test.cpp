@@ -223,6 +223,12 @@ TEST_F(FactsCatchUp, F123_DistanceAlongThePathsStraightWithinFifty) {
   const pod::Fixed within = run(-10.0);
   const pod::Fixed expect = ((0xf000 - 800) + 0x10000 + static_cast<pod::Fixed>((std::int64_t{-(10 << 16)} * 65536) / 0x320000)) >> 1;
   EXPECT_EQ(within, std::clamp(expect, 0xe666, 0x1020c));
+  // 55 apart along the path (past 50, F123's bound): the path decides, 55 ahead: faster.
+  w.m.put_i32(values + 12, 155 << 16);
+  driver.set(Driver::tracker_point, 1);
+  them.set(Driver::tracker_point, 3);
+  w.m.put_i32(rec + 4, 0xf000);
+  EXPECT_EQ(run(-10.0), 0xf000 + 800) << "55 ahead along the path: faster";
   // No paths: straight, whatever the trackers say.
   w.m.put_u32(pod::addr::kRacePaths, 0);
   driver.set(Driver::tracker_point, 0);
