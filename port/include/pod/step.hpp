@@ -73,8 +73,9 @@ struct Out {
   /// eax: the address of the chassis point's move (F036): two vec3 at 0x4f3368, its position at the
   /// step's entry and after stage 29, as the beacon test got them.
   GuestAddr chassis_move = addr::kChassisMove;
-  /// True when the track pass put the car back (F080); the caller's share of a put-back is the
-  /// caller's (000 "Putting a car back").
+  /// True when the track pass put the car back (F080). Of the caller's share (000 "Putting a car
+  /// back"), the tracker and the lane target are the simulation step's paths pass (paths::after_step,
+  /// cued by the driver's put-back mark); the rest is the caller's.
   bool put_back = false;
   /// The damage calls of the wall impacts (stage 21, F099), for the damage module.
   std::vector<body::Impact> impacts;
