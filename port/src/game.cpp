@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "pod/putback.hpp"
 #include "pod/tables.hpp"
 
 namespace pod {
@@ -46,6 +47,7 @@ void Race::map_blocks(FlatMemory& m) {
   ensure(m, addr::kSectorCount, 8);
   ensure(m, addr::kSurfaces, addr::kSurfaceCount * addr::kSurfaceSize);
   ensure(m, addr::kRacePaths, 4);
+  ensure(m, addr::kPathLinks, addr::kPathLinksSize);
   ensure(m, addr::kHumanRacers, 0x10);  // humans, computers, extra objects, the time-trial word
   ensure(m, addr::kStepUnit, addr::kLastClock + 4 - addr::kStepUnit);
   ensure(m, addr::kRaceClock, 4);
@@ -79,6 +81,12 @@ void Race::start(int humans, int computers, std::uint32_t now_ms, std::uint32_t 
   m.put_u32(addr::kLastClock, now_ms);
   race::frame_clock(m, now_ms);  // the loop measures one frame before its first pass
   block.set(RaceBlock::go_time, m.u32(addr::kLastClock) + countdown_ms);
+  block.set(RaceBlock::catch_up_target_fn, addr::kCatchUpTarget);  // the catch-up's target (A07)
+  // Each racer with a drawn object on the path point nearest its body (002: after the settling).
+  for (int r = 0; r < humans + computers; ++r) {
+    const GuestAddr driver = addr::kDrivers + static_cast<std::uint32_t>(r) * addr::kDriverSize;
+    if (Driver(m, driver).get(Driver::object) != 0) paths::place(m, driver, Car::at(addr::kRaceCars, r));
+  }
 }
 
 void Race::set_controller(int racer, step::Controller controller) {

@@ -1,5 +1,10 @@
-// Putting a car back on the track, the sector searches it uses, and the race paths' next point.
+// Putting a car back on the track, the sector searches it uses, and the race paths: the put-back's
+// next point, the race trackers and the lane target.
 #include "pod/putback.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "common.hpp"
 #include "pod/suspension.hpp"
@@ -153,6 +158,7 @@ void put_back(Memory& m, GuestAddr car, GuestAddr driver) {
   car_reset(m, car);
   clear_pose(m, car);
   place_at(m, car, at, heading);
+  Driver(m, driver).set(Driver::put_back_mark, 1u);  // the paths pass's cue (the caller's share)
 }
 
 }  // namespace pod::putback
@@ -163,13 +169,126 @@ using namespace pod::detail;
 
 namespace {
 // Race path records (002 "The race paths"; F144; unnamed fields chosen).
-constexpr std::uint32_t kNodeLinkCount = 0x0c;
-constexpr std::uint32_t kNodeLinks = 0x14;
-constexpr std::uint32_t kLinkEnd = 0x08;
-constexpr std::uint32_t kLinkPoints = 0x10;
-constexpr std::uint32_t kLinkCount = 0x18;
-constexpr std::uint32_t kPointSize = 12;
+constexpr std::uint32_t kNodeLinkCount = PathNode::link_count.offset;
+constexpr std::uint32_t kNodeLinks = PathNode::links.offset;
+constexpr std::uint32_t kLinkEnd = PathLink::end.offset;
+constexpr std::uint32_t kLinkPoints = PathLink::points.offset;
+constexpr std::uint32_t kLinkCount = PathLink::point_count.offset;
+constexpr std::uint32_t kPointSize = PathLink::kPointSize;
+
+/// A tracker this far from its point, and not moving on, is lost (8 units, the road's half width;
+/// chosen).
+constexpr Fixed kLost = 0x80000;
+
+/// |v| as the original's negation: |−2^31| stays −2^31 (and compares as the smallest).
+Fixed abs32(Fixed v) { return v < 0 ? wrap_neg(v) : v; }
+
+/// The tracker's point k on `link`.
+GuestAddr point_at(Memory& m, GuestAddr link, std::int32_t k) {
+  return m.u32(link + kLinkPoints) + kPointSize * static_cast<std::uint32_t>(k);
+}
 }  // namespace
+
+Fixed distance(const Vec3& a, const Vec3& b) {
+  Fixed d = abs32(wrap_sub(a.x, b.x));
+  const Fixed dy = abs32(wrap_sub(a.y, b.y));
+  if (dy > d) d = dy;
+  const Fixed z4 = abs32(static_cast<Fixed>(static_cast<std::uint32_t>(wrap_sub(a.z, b.z)) << 2));  // F143
+  if (z4 > d) d = z4;
+  return d;
+}
+
+// FUN_004aa8a0
+void place(Memory& m, GuestAddr driver, GuestAddr car) {
+  const std::int32_t n = m.i32(addr::kPathLinks);
+  if (n <= 0) return;
+  if (n > static_cast<std::int32_t>(addr::kMaxPathLinks))
+    throw std::runtime_error("paths::place: the link table at 0x543258 counts " + std::to_string(n) +
+                             " links, more than its room for " + std::to_string(addr::kMaxPathLinks) +
+                             " (is the track's path table laid out?)");
+  std::optional<Vec3> body;  // the car's body centre, read at the first point compared
+  GuestAddr best_link = 0;
+  std::int32_t best_point = 0;
+  Fixed best = 0;
+  for (std::int32_t l = 0; l < n; ++l) {
+    const GuestAddr link = m.u32(addr::kPathLinks + 4 + 4 * static_cast<std::uint32_t>(l));
+    const std::int32_t count = m.i32(link + kLinkCount);
+    for (std::int32_t k = 0; k < count; ++k) {
+      const Vec3 q = m.vec3(point_at(m, link, k));
+      if (!body) body = Car(m, car).get(Car::centre);
+      const Fixed d = distance(q, *body);
+      if (best_link == 0 || d < best) {  // the first strictly nearer wins
+        best_link = link;
+        best_point = k;
+        best = d;
+      }
+    }
+  }
+  if (best_link == 0) return;
+  const Driver dr(m, driver);
+  dr.set(Driver::tracker_link, best_link);
+  dr.set(Driver::tracker_point, best_point);
+}
+
+// FUN_004b0b98
+GuestAddr track_node(Memory& m, GuestAddr link) { return m.u32(link + kLinkEnd); }
+
+// FUN_004b0ec0
+void track(Memory& m, GuestAddr driver, GuestAddr car) {
+  const Driver dr(m, driver);
+  const GuestAddr link = dr.get(Driver::tracker_link);
+  if (link == 0) return;  // a racer without a tracker
+  const Car c(m, car);
+  bool down = false;  // in the air every point is as far as the car falls: the tracker stays
+  for (int w = 0; w < Car::kWheels && !down; ++w) down = c.point(w).get(Point::touching) != 0;
+  if (!down) return;
+  const std::int32_t k = dr.get(Driver::tracker_point);
+  const GuestAddr cur = point_at(m, link, k);
+  const std::int32_t count = m.i32(link + kLinkCount);
+  const GuestAddr next = k + 1 < count ? cur + kPointSize : track_node(m, link);
+  const Vec3 body = c.get(Car::centre);
+  const Fixed dc = distance(m.vec3(cur), body);
+  if (next != 0 && distance(m.vec3(next), body) < dc) {
+    if (k + 1 < count) {
+      dr.set(Driver::tracker_point, k + 1);
+    } else {  // past the end, at the node: on along the node's first link out, when it has points
+      const GuestAddr end = m.u32(link + kLinkEnd);
+      if (m.i32(end + kNodeLinkCount) >= 1) {
+        const GuestAddr first = m.u32(m.u32(end + kNodeLinks));
+        if (m.i32(first + kLinkCount) >= 1) {
+          dr.set(Driver::tracker_link, first);
+          dr.set(Driver::tracker_point, 0);
+        }
+      }
+    }
+    return;
+  }
+  if (dc > kLost) place(m, driver, car);  // lost: found again by the nearest point
+}
+
+// FUN_00455ed0
+void lane_target(Memory& m, GuestAddr driver) {
+  const Driver dr(m, driver);
+  const GuestAddr link = dr.get(Driver::tracker_link);
+  if (link == 0) {
+    dr.set(Driver::line_point, 0u);
+    return;
+  }
+  const std::int32_t k = dr.get(Driver::tracker_point);
+  const GuestAddr line = k + 1 < m.i32(link + kLinkCount) ? point_at(m, link, k + 1) : track_node(m, link);
+  dr.set(Driver::line_point, line);
+}
+
+void after_step(Memory& m, GuestAddr driver, GuestAddr car) {
+  const Driver dr(m, driver);
+  if (dr.get(Driver::put_back_mark) != 0) {
+    dr.set(Driver::put_back_mark, 0u);
+    if (dr.get(Driver::tracker_link) != 0) place(m, driver, car);  // found again from a tracker it had
+    if ((dr.get(Driver::flags_low) & 2u) != 0) lane_target(m, driver);
+    return;
+  }
+  track(m, driver, car);
+}
 
 // FUN_004abae8
 GuestAddr next_point(Memory& m, GuestAddr link) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "pod/putback.hpp"
 #include "pod/race.hpp"
 
 namespace pod::race {
@@ -55,6 +56,9 @@ SimOut sim_step(Memory& m, const Racers& racers) {
   zones(m);
   frame.set(FrameTime::dt, frame.get(FrameTime::step_dt));
   out.contacts = cars::collisions(m);
+  // The race's paths (003 Race::step after the cars' step; Cars::retrack): each racer's tracker moved
+  // along, or, after a put-back, found again and a computer driver's lane target set.
+  for (std::int32_t r = 0; r < n; ++r) paths::after_step(m, driver_of(r), car_of(r));
   return out;
 }
 

@@ -2,6 +2,8 @@
 #include "pod/step.hpp"
 
 #include <algorithm>
+#include <sstream>
+#include <stdexcept>
 
 #include "common.hpp"
 #include "pod/body.hpp"
@@ -56,9 +58,20 @@ void catch_up(Memory& m, GuestAddr car, GuestAddr driver) {
   const Driver d(m, driver);
   const GuestAddr rec = d.get(Driver::catch_up);
   if ((d.get(Driver::flags_low) & 2u) == 0 || rec == 0) return;
+  // The target through the function at 0x4f984c (A07): the port runs the one the set-up stores there.
+  const GuestAddr fn = RaceBlock(m).get(RaceBlock::catch_up_target_fn);
+  if (fn != addr::kCatchUpTarget) {
+    std::ostringstream o;
+    o << "step::catch_up: the catch-up's target function [0x4f984c] is 0x" << std::hex << fn
+      << ", not catch_up::target (0x422918), the only one the port runs (the race's set-up stores it: "
+         "pod::Race::start)";
+    throw std::runtime_error(o.str());
+  }
+  const GuestAddr target = pod::catch_up::target(m, m.i32(rec + 0));
+  if (target == 0) return;  // no such racer: no scaling
+  const Driver them(m, target);
   const Car c(m, car);
-  const std::int32_t target = m.i32(rec + 0);
-  const Car other(m, Car::at(addr::kRaceCars, target));
+  const Car other(m, them.get(Driver::car));
   // The straight distance, along the car's forward axis.
   const auto straight = [&] { return math::dot16(sub(other.get(Car::centre), c.get(Car::centre)), c.get(Car::forward)); };
   // Along the race paths (F123): the difference of the link values at the two drivers' trackers.
@@ -66,7 +79,6 @@ void catch_up(Memory& m, GuestAddr car, GuestAddr driver) {
     return m.i32(m.u32(of.get(Driver::tracker_link) + 0x14) + 4u * static_cast<std::uint32_t>(of.get(Driver::tracker_point)));
   };
   Fixed dist;
-  const Driver them(m, addr::kDrivers + addr::kDriverSize * static_cast<std::uint32_t>(target));
   if (m.u32(addr::kRacePaths) != 0 && d.get(Driver::tracker_link) != 0 && them.get(Driver::tracker_link) != 0) {
     dist = wrap_sub(path_value(them), path_value(d));
     if (uabs(dist) < 0x320000u) dist = straight();  // within 50: straight
@@ -370,3 +382,17 @@ Out step(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch, con
 }
 
 }  // namespace pod::step
+
+namespace pod::catch_up {
+
+using namespace pod::detail;
+
+// FUN_00422918
+GuestAddr target(Memory& m, std::int32_t racer) {
+  if (racer < 0) return 0;
+  const std::int32_t n = wrap_add(m.i32(addr::kHumanRacers), m.i32(addr::kComputerRacers));
+  if (racer >= n) return 0;
+  return addr::kDrivers + addr::kDriverSize * static_cast<std::uint32_t>(racer);
+}
+
+}  // namespace pod::catch_up

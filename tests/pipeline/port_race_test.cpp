@@ -12,8 +12,9 @@
 // controller here lays what the stand-in's wrote in that step — the bytes of the racer's driver block
 // and of its car's +0x4ec (the controller's word, port/CHOICES.md) that differ between the step's
 // STEP record and the racer's CTRL record. Everything else the port computes: the catch-up, the car
-// steps, upside-down, the poses, the collision pass (cars and props), the damage, the clocks, the
-// countdown.
+// steps, upside-down, the poses, the collision pass (cars and props), the damage, the race's paths
+// (the trackers, the put-back mark, the lane targets), the clocks, the countdown. That the laid bytes
+// never hold the paths' words is checked: the trackers are the port's own.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -113,7 +114,18 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   ASSERT_TRUE(reader.ok()) << reader.error().message;
   std::optional<Record> step_record;
   std::uint32_t last_clock = m.u32(pod::addr::kLastClock);
-  std::size_t passes = 0, matched = 0, steps = 0, contacts = 0, put_backs = 0;
+  std::size_t passes = 0, matched = 0, steps = 0, contacts = 0, put_backs = 0, tracker_moves = 0;
+  std::string laid_paths_word;
+  // Each driver's tracker (+0x2c link, +0x30 point) as the port left it at the last pass's end.
+  const auto trackers = [&] {
+    std::vector<std::pair<std::uint32_t, std::int32_t>> t;
+    for (int r = 0; r < kRacers; ++r) {
+      const pod::Driver d(m, pod::addr::kDrivers + static_cast<std::uint32_t>(r) * pod::addr::kDriverSize);
+      t.emplace_back(d.get(pod::Driver::tracker_link), d.get(pod::Driver::tracker_point));
+    }
+    return t;
+  };
+  auto trackers_before = trackers();
   std::string first_difference;
   std::int32_t clock_at_end = 0;
   while (first_difference.empty() && missing.empty()) {
@@ -131,6 +143,17 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
       Output& out = outputs[{static_cast<std::int32_t>(rec.step), rec.racer}];
       changed(*step_record, rec, pod::addr::kDrivers + racer * pod::addr::kDriverSize, pod::addr::kDriverSize, out);
       changed(*step_record, rec, pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + kControllerWord, 4, out);
+      for (const auto& [a, v] : out) {
+        const std::uint32_t offset = (a - pod::addr::kDrivers) % pod::addr::kDriverSize;
+        const bool paths_word = a >= pod::addr::kDrivers && a < pod::addr::kDrivers + kRacers * pod::addr::kDriverSize &&
+                                ((offset >= 0x2c && offset < 0x34) || (offset >= 0x58 && offset < 0x60));
+        if (paths_word && laid_paths_word.empty()) {
+          std::ostringstream o;
+          o << "the stand-in's controller of racer " << rec.racer << " in step " << rec.step << " wrote driver +0x"
+            << std::hex << offset << " (a tracker, the put-back mark or the line point: the paths pass's, not a controller's)";
+          laid_paths_word = o.str();
+        }
+      }
       continue;
     }
     if (rec.kind != RecordKind::kFrame) continue;
@@ -150,6 +173,9 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
       contacts += sim.contacts.size();
       for (const auto& turn : sim.turns) put_backs += turn.put_back ? 1 : 0;
     }
+    const auto now_trackers = trackers();
+    for (std::size_t r = 0; r < now_trackers.size(); ++r) tracker_moves += now_trackers[r] != trackers_before[r] ? 1 : 0;
+    trackers_before = now_trackers;
     outputs.clear();
     for (const auto& b : rec.blocks) {
       std::vector<std::uint8_t> got(b.bytes.size());
@@ -185,14 +211,16 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   RecordProperty("passes", static_cast<int>(passes));
   RecordProperty("matched", static_cast<int>(matched));
   std::printf("port race: %zu of %zu passes equal their FRAME record (%zu simulation steps, %zu car contacts, "
-              "%zu put-backs, race clock %d)\n",
-              matched, passes, steps, contacts, put_backs, clock_at_end);
+              "%zu put-backs, %zu tracker changes seen at a pass's end, race clock %d)\n",
+              matched, passes, steps, contacts, put_backs, tracker_moves, clock_at_end);
   EXPECT_TRUE(missing.empty()) << missing;
   EXPECT_TRUE(first_difference.empty()) << first_difference;
   EXPECT_GE(passes, 2000u);
   EXPECT_EQ(matched, passes);
   EXPECT_GT(steps, passes) << "some passes split a long frame into several steps (F154)";
   EXPECT_GT(contacts, 0u) << "the cars meet";
+  EXPECT_TRUE(laid_paths_word.empty()) << laid_paths_word;
+  EXPECT_GT(tracker_moves, passes / 10) << "the port's paths pass moves the trackers along";
   if (props_at_start > 0) {
     EXPECT_LT(props_at_end, props_at_start) << "the stand-in's race removes a prop (F121)";
   }

@@ -19,6 +19,7 @@
 #include "pod/hulls.hpp"
 #include "pod/math.hpp"
 #include "pod/props.hpp"
+#include "pod/putback.hpp"
 #include "pod/race.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
@@ -374,6 +375,49 @@ TEST_F(PropBindings, CollisionsRunThePropsWhereTheCountWasRead) {
   Case without = record(0x42196c, in, [&](pod::Memory& m) { pod::cars::collisions(m, pod::cars::Props::kNone); });
   EXPECT_FALSE(without.inputs.contains_all(pod::addr::kPropCount, 4));
   EXPECT_TRUE(replay(without).matched());
+}
+
+// The race's paths and the catch-up's target: each binding takes the registers the profile names
+// (place and track: eax = driver, edx = car; track_node: eax = link → eax; lane_target: eax = driver;
+// catch_up::target: eax = the racer → eax).
+TEST_F(Bindings, PathsTakeTheDriverTheCarAndTheLink) {
+  const pod::GuestAddr end = w.alloc(pod::PathNode::kSize);
+  const pod::GuestAddr link = w.alloc(pod::PathLink::kSize);
+  const pod::GuestAddr points = w.alloc(24);
+  w.m.put_vec3(points, Vec3{0, 0, 0});
+  w.m.put_vec3(points + 12, Vec3{World::fx(2.0), 0, 0});
+  pod::PathLink(w.m, link).set(pod::PathLink::points, points);
+  pod::PathLink(w.m, link).set(pod::PathLink::point_count, 2);
+  pod::PathLink(w.m, link).set(pod::PathLink::end, end);
+  w.m.put_i32(pod::addr::kPathLinks, 1);
+  w.m.put_u32(pod::addr::kPathLinks + 4, link);
+  w.m.put_u32(pod::addr::kRacePaths, link);
+  const pod::GuestAddr driver = w.driver(1).addr(), car1 = w.car(1).addr();
+  lockstep::cases::Registers in;
+  in.eax = driver;
+  in.edx = car1;
+  Case c = record(0x4aa8a0, in, [&](pod::Memory& m) { pod::paths::place(m, driver, car1); });
+  EXPECT_TRUE(c.writes.contains_all(driver + 0x2c, 8)) << "the tracker placed";
+  EXPECT_TRUE(replay(c).matched());
+  c = record(0x4b0ec0, in, [&](pod::Memory& m) { pod::paths::track(m, driver, car1); });
+  EXPECT_TRUE(replay(c).matched());
+  lockstep::cases::Registers just_driver;
+  just_driver.eax = driver;
+  c = record(0x455ed0, just_driver, [&](pod::Memory& m) { pod::paths::lane_target(m, driver); });
+  EXPECT_TRUE(c.writes.contains_all(driver + 0x5c, 4));
+  EXPECT_TRUE(replay(c).matched());
+  lockstep::cases::Registers just_link;
+  just_link.eax = link;
+  c = record(0x4b0b98, just_link, [&](pod::Memory& m) { pod::paths::track_node(m, link); });
+  c.out.eax = end;
+  EXPECT_TRUE(replay(c).matched());
+  w.m.put_i32(pod::addr::kHumanRacers, 1);
+  w.m.put_i32(pod::addr::kComputerRacers, 1);
+  lockstep::cases::Registers racer;
+  racer.eax = 1;
+  c = record(0x422918, racer, [&](pod::Memory& m) { pod::catch_up::target(m, 1); });
+  c.out.eax = driver;
+  EXPECT_TRUE(replay(c).matched());
 }
 
 }  // namespace

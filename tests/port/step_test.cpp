@@ -182,6 +182,9 @@ struct FactsCatchUp : ::testing::Test {
   Driver driver = w.driver(1);
   pod::GuestAddr rec = pod::addr::kCatchUpRecords + 16;
   void SetUp() override {
+    w.m.map(pod::addr::kHumanRacers, 8);  // the racers the target's number must be below: 0 and 1
+    w.m.put_i32(pod::addr::kHumanRacers, 1);
+    w.m.put_i32(pod::addr::kComputerRacers, 1);
     driver.set(Driver::flags, 2u);  // a computer car
     driver.set(Driver::catch_up, rec);
     w.m.put_i32(rec + 0, 0);        // target racer 0
@@ -291,6 +294,8 @@ TEST(Step, WritesOnlyTheCarItsScratchAndTheCatchUp) {
   const Car car = w.standard_car(2, 0, 0, 0, w.flat_track({0, 0}));
   const Driver driver = w.driver(2);
   const pod::GuestAddr rec = pod::addr::kCatchUpRecords + 32;
+  w.m.map(pod::addr::kHumanRacers, 8);
+  w.m.put_i32(pod::addr::kComputerRacers, 3);  // racer 2's target, racer 0, is one
   driver.set(Driver::flags, 2u);
   driver.set(Driver::catch_up, rec);
   w.m.put_i32(rec + 4, 0x10000);

@@ -56,7 +56,8 @@ class RecordingMemory final : public pod::Memory {
 };
 
 /// A FlatMemory with the pointer words, constants and the three tables installed, the race cars,
-/// drivers, race block, surfaces and the chassis counter mapped (all zero), and a scratch heap.
+/// drivers (each with its car), race block (with the catch-up's target function), surfaces, the
+/// race paths' words and the chassis counter mapped (all else zero), and a scratch heap.
 class World {
  public:
   World() {
@@ -70,13 +71,16 @@ class World {
     pod::tables::install(m);
     m.map(pod::addr::kFrameTime, pod::addr::kFrameTimeSize);
     m.map(0x4f3320, 0x100);  // the step's scratch: forces, chassis move, slip slot (step::Scratch)
-    m.map(pod::addr::kRacePaths, 4);  // no race paths
+    m.map(pod::addr::kRacePaths, 4 + pod::addr::kPathLinksSize);  // no race paths; the link table (empty)
     m.map(pod::addr::kSmokeRing, pod::addr::kSmokeRingSize);
     m.map(pod::addr::kThreadBlockDefault, pod::addr::kThreadBlockSize);
     // The props' words: count, list and hit flags (no props).
     m.map(pod::addr::kPropCount, pod::addr::kPropHitFlags + pod::addr::kMaxProps - pod::addr::kPropCount);
     put_slip_curve();
     put_surfaces();
+    // What the race's set-up writes: each driver's car, the catch-up's target function (A07).
+    for (int r = 0; r < 8; ++r) driver(r).set(pod::Driver::car, pod::Car::at(pod::addr::kRaceCars, r));
+    pod::RaceBlock(m).set(pod::RaceBlock::catch_up_target_fn, pod::addr::kCatchUpTarget);
   }
   pod::Car car(int racer) { return pod::Car(m, pod::Car::at(pod::addr::kRaceCars, racer)); }
   pod::Driver driver(int racer) {

@@ -1,4 +1,5 @@
-// Bindings of putting a car back, the sector searches and the race paths.
+// Bindings of putting a car back, the sector searches and the race paths (the put-back's heading, the
+// race trackers, the lane target).
 #include "pod/putback.hpp"
 #include "registry.hpp"
 
@@ -37,6 +38,24 @@ void add_putback(lockstep::cases::BindingSet& set) {
   }));
   set.push_back(make(0x4abae8, "paths::next_point", [](pod::Memory& m, const Case& c) {
     return ret_eax(static_cast<std::int32_t>(paths::next_point(m, c.in.eax)));
+  }));
+  // FUN_004aa8a0, FUN_004b0ec0: eax = driver, edx = car.
+  set.push_back(make(0x4aa8a0, "paths::place", [](pod::Memory& m, const Case& c) {
+    paths::place(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
+  set.push_back(make(0x4b0ec0, "paths::track", [](pod::Memory& m, const Case& c) {
+    paths::track(m, c.in.eax, c.in.edx);
+    return ret_none();
+  }));
+  // FUN_004b0b98: eax = link → eax = the end node (its position), or 0.
+  set.push_back(make(0x4b0b98, "paths::track_node", [](pod::Memory& m, const Case& c) {
+    return ret_eax(static_cast<std::int32_t>(paths::track_node(m, c.in.eax)));
+  }));
+  // FUN_00455ed0: eax = driver.
+  set.push_back(make(0x455ed0, "paths::lane_target", [](pod::Memory& m, const Case& c) {
+    paths::lane_target(m, c.in.eax);
+    return ret_none();
   }));
 }
 

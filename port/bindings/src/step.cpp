@@ -76,6 +76,10 @@ void add_step(lockstep::cases::BindingSet& set) {
     step::catch_up(m, c.in.eax, c.in.edx);
     return ret_none();
   }));
+  // FUN_00422918: eax = the racer's number → eax = its driver, or 0.
+  set.push_back(make(0x422918, "catch_up::target", [](pod::Memory& m, const Case& c) {
+    return ret_eax(static_cast<std::int32_t>(catch_up::target(m, static_cast<std::int32_t>(c.in.eax))));
+  }));
   set.push_back(make(0x41a714, "step::skid_smoke", [](pod::Memory& m, const Case& c) {
     step::skid_smoke(m, c.in.eax, thread_block(c));
     return ret_none();

@@ -34,6 +34,8 @@ inline constexpr GuestAddr kCatchUpRecords = 0x4f97c8;
 inline constexpr GuestAddr kCatchUpBase = 0x4f9848;
 /// "The function at 0x4f984c" through which the catch-up target comes (000; A07).
 inline constexpr GuestAddr kCatchUpTargetFn = 0x4f984c;
+/// What the race's set-up stores there: catch_up::target's address (A07 read as a code pointer).
+inline constexpr GuestAddr kCatchUpTarget = 0x422918;
 /// The chassis search's call counter: the chassis point searches every 17th call (000; F075).
 inline constexpr GuestAddr kChassisSearchCounter = 0x4f3310;
 /// The car step's force array: 6 vec3, the five points' forces then the outside force (chosen,
@@ -109,6 +111,11 @@ inline constexpr std::uint32_t kSurfaceSize = 12;
 inline constexpr std::uint32_t kSurfaceCount = 16;
 /// [0x543254] non-zero when the track has race paths (000, 002).
 inline constexpr GuestAddr kRacePaths = 0x543254;
+/// The paths' link table (chosen; 002 names no list of all links): +0 the count n, +4 the n links'
+/// addresses in the track's order, room for 32 (port/CHOICES.md "The race's paths").
+inline constexpr GuestAddr kPathLinks = 0x543258;
+inline constexpr std::uint32_t kMaxPathLinks = 32;
+inline constexpr std::uint32_t kPathLinksSize = 4 + 4 * kMaxPathLinks;
 
 // --- The props (000 "Props", 002 "Props"; G16, A18, A30 chosen: port/CHOICES.md "Props") ---
 

@@ -64,7 +64,9 @@ class Race {
   /// The race set-up's share of the clocks (port/CHOICES.md "The race's set-up"): the racer counts,
   /// the step unit, a race (not a time trial), the race clock 0, the countdown's phase, the clock's
   /// first reading `now_ms` (frame_clock once, as the loop does before its first pass), "GO!" at
-  /// `countdown_ms` after it.
+  /// `countdown_ms` after it; the catch-up's target function (catch_up::target at [0x4f984c]); each
+  /// racer with a drawn object's tracker on the path point nearest its body (paths::place). The cars
+  /// and the paths (0x543254, the link table 0x543258) must be loaded before.
   void start(int humans, int computers, std::uint32_t now_ms, std::uint32_t countdown_ms = 1000);
 
   // --- Running it ---

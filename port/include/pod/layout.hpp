@@ -217,6 +217,9 @@ class Driver : public RecordView {
   static constexpr Field<std::int32_t> steering{0x40};  // chosen (CHOICES "Records")
   static constexpr Field<std::int32_t> throttle{0x44};  // chosen
   static constexpr Field<std::int32_t> brake{0x48};     // chosen
+  static constexpr Field<std::uint32_t> put_back_mark{0x58};  // chosen: 1 from a put-back until the simulation
+                                                              // step's paths pass (CHOICES "The race's paths")
+  static constexpr Field<GuestAddr> line_point{0x5c};   // chosen: a computer driver's lane target, a point's address
   static constexpr Field<std::int32_t> stuck_timer{0x7c};  // (F129, F130)
   static constexpr Field<GuestAddr> catch_up{0x90};     // the catch-up record's address, 0x4f97c8 + 16·racer
                                                         // (chosen reading of A37: a pointer)
@@ -454,6 +457,30 @@ class FrameTime : public RecordView {
   static constexpr Field<Fixed> sum{0x4};         // the frame-time sum
   static constexpr Field<Fixed> step_dt{0x8};     // the step's unscaled dt
   static constexpr Field<std::int32_t> step{0xc};  // the simulation step's number
+};
+
+/// A race path node, 0x24 bytes (002 "The race paths"; inventory 3.13).
+class PathNode : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0x24;
+  static constexpr Field<Vec3> position{0x00};
+  static constexpr Field<std::int32_t> link_count{0x0c};  // the links out
+  static constexpr Field<GuestAddr> links{0x14};          // their list: link addresses
+  static constexpr Field<std::int32_t> value{0x1c};
+};
+
+/// A race path link, 0x1c bytes (002; inventory 3.14): its points are vec3 of 12 bytes, one value each.
+class PathLink : public RecordView {
+ public:
+  using RecordView::RecordView;
+  static constexpr std::uint32_t kSize = 0x1c;
+  static constexpr std::uint32_t kPointSize = 12;
+  static constexpr Field<GuestAddr> end{0x08};            // the end node, 0 none
+  static constexpr Field<GuestAddr> start{0x0c};          // the start node
+  static constexpr Field<GuestAddr> points{0x10};
+  static constexpr Field<GuestAddr> values{0x14};
+  static constexpr Field<std::int32_t> point_count{0x18};
 };
 
 /// The race block [0x4f8d44, 0x4f9854) (000; inventory 2.1).

@@ -20,8 +20,9 @@ inline constexpr Fixed kShiftFractions[4] = {0xeb85, 0x75c3, 0x199a, 0x3333};
 
 /// FUN_00415730 — puts the car back (eax = car, edx = driver): at the middle of the face wheel 0
 /// last touched (F082), heading along the race path when the track has one (F083), the upside-down
-/// timer cleared, car_reset, clear_pose, place (F086). The caller's share (the beacon test, the
-/// tracker, the lane, the racer's record, the camera) is the caller's.
+/// timer cleared, car_reset, clear_pose, place (F086); last, the driver's put-back mark (+0x58 = 1),
+/// by which the simulation step's paths pass finds the tracker again and sets the lane target. The
+/// rest of the caller's share (the beacon test, the racer's record, the camera) is not done.
 void put_back(Memory& m, GuestAddr car, GuestAddr driver);
 
 /// FUN_0041c814 — car_reset: velocity, spin, carried force and torque, engine and gearbox, +0x4ec,
@@ -62,6 +63,34 @@ namespace pod::paths {
 int heading(Memory& m, GuestAddr driver, GuestAddr out);
 /// heading as a value: none without a link or a next point.
 std::optional<Vec3> heading_of(Memory& m, GuestAddr driver);
+
+/// F143's distance between two points: the larger of |dx| and |dy|, or |4 dz| when that is larger
+/// (|v| the 32-bit negation, 4 dz a shift that wraps).
+Fixed distance(const Vec3& a, const Vec3& b);
+
+/// FUN_004aa8a0 — places a driver's tracker (eax = driver, edx = car) on the path point nearest the
+/// car's body centre (+0x498) by `distance`: over the link table [0x543258] in order, each link's
+/// points in order, the first of equally near ones. Writes nothing when no link has a point.
+void place(Memory& m, GuestAddr driver, GuestAddr car);
+
+/// FUN_004b0b98 — the tracker past a link's end (eax = link): the end node's address, which is its
+/// position (F172), or 0 without an end node.
+GuestAddr track_node(Memory& m, GuestAddr link);
+
+/// FUN_004b0ec0 — moves a driver's tracker along (eax = driver, edx = car), at most one point per
+/// call, while a wheel touches: to the next point (past the link's end: the end node's position, then
+/// the node's first link out) when that is nearer the body centre than the tracker's; not moved and
+/// more than 8 from it, the tracker is lost and placed again (`place`).
+void track(Memory& m, GuestAddr driver, GuestAddr car);
+
+/// FUN_00455ed0 — a computer driver's lane target (eax = driver): the line point (+0x5c, an address)
+/// is the point after its tracker's (past the link's end, track_node), or 0 without a tracker.
+void lane_target(Memory& m, GuestAddr driver);
+
+/// The paths' share of a simulation step for one racer, after the collision pass (003 Race::step,
+/// Cars::retrack): a racer put back since (the driver's mark) has the mark cleared, its tracker
+/// placed again when it had one, and, for a computer driver, its lane target; any other is tracked.
+void after_step(Memory& m, GuestAddr driver, GuestAddr car);
 
 /// FUN_004abae8 — the point after a link's last one (eax = link): the end node's position when more
 /// than one link leaves it, the first point of its only link, or none (0) (F084, C19). Returns the

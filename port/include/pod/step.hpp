@@ -73,8 +73,9 @@ struct Out {
   /// eax: the address of the chassis point's move (F036): two vec3 at 0x4f3368, its position at the
   /// step's entry and after stage 29, as the beacon test got them.
   GuestAddr chassis_move = addr::kChassisMove;
-  /// True when the track pass put the car back (F080); the caller's share of a put-back is the
-  /// caller's (000 "Putting a car back").
+  /// True when the track pass put the car back (F080). Of the caller's share (000 "Putting a car
+  /// back"), the tracker and the lane target are the simulation step's paths pass (paths::after_step,
+  /// cued by the driver's put-back mark); the rest is the caller's.
   bool put_back = false;
   /// The damage calls of the wall impacts (stage 21, F099), for the damage module.
   std::vector<body::Impact> impacts;
@@ -97,7 +98,9 @@ using Controller = std::function<void(Memory& m, GuestAddr driver, GuestAddr car
 /// FUN_00422be8 — a computer car's time scale (eax = car, edx = driver): moves the catch-up record's
 /// scale towards the target racer's place and multiplies the frame time at 0x621b70 by it
 /// (F123..F128): the distance along the race paths (the link values at the drivers' trackers), or
-/// straight along the car's forward axis within 50 or without paths.
+/// straight along the car's forward axis within 50 or without paths. The target racer's driver comes
+/// through the function at [0x4f984c] (A07), which must be catch_up::target (the set-up stores it;
+/// anything else is refused with an error); no such racer: nothing scaled.
 void catch_up(Memory& m, GuestAddr car, GuestAddr driver);
 
 /// FUN_0041b66c — the whole car step (eax = car, edx = driver): stage 1, the controller (none: the
@@ -155,3 +158,12 @@ void touching_counters(Memory& m, GuestAddr car);
 void sound_state(Memory& m, GuestAddr car, Fixed engine_at_entry, std::vector<std::int32_t>* slots = nullptr);
 
 }  // namespace pod::step
+
+namespace pod::catch_up {
+
+/// FUN_00422918 — the catch-up's target racer by number (eax = racer; called through [0x4f984c],
+/// A07): that racer's driver (0x61f870 + 0xb0 × racer), or 0 when the number is negative or not below
+/// [0x61d5bc] + [0x61d5c0] (the counts read only for a number >= 0).
+GuestAddr target(Memory& m, std::int32_t racer);
+
+}  // namespace pod::catch_up
