@@ -148,8 +148,9 @@ call("track: equal distances: no move", "paths::track", [D, C], LAID + tracker(L
 call("track: the next farther, within 8: no move", "paths::track", [D, C], LAID + tracker(L_A, 0) + DOWN + at(2, 3, 0))
 call("track: the next farther, beyond 8: placed again", "paths::track", [D, C],
      LAID + tracker(L_A, 1) + DOWN + at(9, 0, 2.5))
-call("track: lost beyond 8 while the next is not nearer: found on the other link", "paths::track", [D, C],
-     LAID + tracker(L_A, 0) + DOWN + at(-1, 35, 0))
+call("track: lost beyond 8 while the node is farther: found on the other link", "paths::track", [D, C],
+     GRAPH + ["0x%x=%s" % (P_C, vec(0, 6, 0) + vec(0, 0, 1.2))] + table(L_A, L_C) + tracker(L_A, 1) + DOWN
+     + at(0, 9, 0))
 call("track: exactly 8 away: not lost", "paths::track", [D, C], LAID + tracker(L_A, 0) + DOWN + at(-8, 0, 0))
 call("track: past the end, the node nearer: onto the node's first link", "paths::track", [D, C],
      LAID + tracker(L_A, 1) + DOWN + at(16, 0, 0))
