@@ -132,6 +132,9 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define MAX_PROP_POINTS     64
 /* [ ] = the race paths' first link, 0 without paths (000, 002). */
 #define POD_PATHS           0x543254u
+/* The paths' link table (chosen): +0 count, +4 the links' addresses in the track's order. */
+#define POD_PATH_LINKS      0x543258u
+#define PATH_LINKS_MAX      32
 /* The beacons in the race block (chosen): +0x620 count, +0x624 records of 0x18 (point, normal). */
 #define RACE_BEACON_COUNT   0x620
 #define RACE_BEACONS        0x624
@@ -225,6 +228,8 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define DRV_STEER       0x40  /* i32 16.16 in -1..1, positive = left * */
 #define DRV_THROTTLE    0x44  /* i32 16.16 in 0..1 * */
 #define DRV_BRAKE       0x48  /* i32 16.16 in 0..1 * */
+#define DRV_PUT_BACK    0x58  /* i32: 1 after a put-back in this step, until the race's trackers see it (chosen) */
+#define DRV_LINE_POINT  0x5c  /* address of the computer driver's line point (lane target, chosen) */
 #define DRV_STUCK       0x7c
 #define DRV_CATCHUP     0x90  /* address of the racer's catch-up record (A37: pointer, chosen) */
 

@@ -18,10 +18,6 @@ void track_build(void);
 #define TRACK_RADIUS (120 * FX_ONE)
 #define TRACK_HALF_WIDTH (8 * FX_ONE)
 
-/* track.c: the race paths (002) it lays out, in link order. */
-#define PATH_LINKS_MAX 32
-extern uint32_t path_links[PATH_LINKS_MAX];
-extern int path_link_count;
 
 /* race.c */
 extern int race_trace;

@@ -76,45 +76,12 @@ static int ring_of(const vec3 *p) {
   return best;
 }
 
-/* The race tracker (driver +0x2c link, +0x30 point): the path point nearest the body's centre by
- * FUN_004aa8a0's distance (002, F143): the larger of |dx| and |dy|, or |4 dz| when larger; the first
- * of equals in link order, while a wheel is down. (In POD the trackers move outside the
- * controllers; here the controllers keep them.) */
-static void track_tracker(uint32_t driver, uint32_t car) {
-  uint32_t first = U32(POD_PATHS, 0);
-  if (!first || I32(driver, DRV_RACER) == UNTRACKED_RACER) return;
-  /* a car in the air keeps its tracker (falling, every point is as far from the path) */
-  int down = 0;
-  for (int i = 0; i < 4; ++i) down += U8(car, CAR_POINT(i) + PT_TOUCHING) != 0;
-  if (!down && U32(driver, DRV_TRACK_LINK)) return;
-  const vec3 *p = VEC(car, CAR_BODY_CENTRE);
-  uint32_t best_link = 0;
-  int32_t best_point = 0;
-  int64_t best = INT64_MAX;
-  for (int l = 0; l < path_link_count; ++l) {
-    uint32_t link = path_links[l];
-    const vec3 *pts = PTR(U32(link, LINK_POINTS));
-    for (int32_t k = 0; k < I32(link, LINK_COUNT); ++k) {
-      int64_t dx = (int64_t)pts[k].x - p->x, dy = (int64_t)pts[k].y - p->y, dz = 4 * ((int64_t)pts[k].z - p->z);
-      if (dx < 0) dx = -dx;
-      if (dy < 0) dy = -dy;
-      if (dz < 0) dz = -dz;
-      int64_t d = dx > dy ? dx : dy;
-      if (dz > d) d = dz;
-      if (d < best) best = d, best_link = link, best_point = k;
-    }
-  }
-  U32(driver, DRV_TRACK_LINK) = best_link;
-  I32(driver, DRV_TRACK_POINT) = best_point;
-}
-
 static fx clamp(fx v, fx lo, fx hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static void drive_by_script(uint32_t driver, uint32_t car) {
   int racer = I32(driver, DRV_RACER), step = I32(POD_FRAME, FRAME_STEP);
   const script *sc = &scripts[racer];
   const vec3 *p = VEC(car, CAR_BODY_CENTRE), *fwd = VEC(car, CAR_FORWARD), *vel = VEC(car, CAR_VELOCITY);
-  track_tracker(driver, car);
 
   /* the manoeuvre: its rings once, then the racer's own lane again */
   int ring = ring_of(p), was = I32(driver, DRV_RING);
@@ -277,8 +244,8 @@ static int sector_number(uint32_t point) {
 }
 
 static int link_number(uint32_t link) {
-  for (int l = 0; l < path_link_count; ++l)
-    if (path_links[l] == link) return l;
+  for (int32_t l = 0; l < I32(POD_PATH_LINKS, 0); ++l)
+    if (U32(POD_PATH_LINKS, 4u + 4u * (uint32_t)l) == link) return l;
   return -1;
 }
 
@@ -317,6 +284,8 @@ void race_setup(void) {
   I32(POD_COMPUTER_COUNT, 0) = NUM_RACERS - 1;
   I32(POD_EXTRA_COUNT, 0) = 0;
   I32(POD_RACE_BLOCK, RACE_RACERS) = NUM_RACERS;
+  /* the catch-up's target comes through the function at [0x4f984c] (A07 read as a code pointer) */
+  U32(POD_CATCHUP_TARGET, 0) = FN_CATCH_UP_TARGET;
   for (int i = 0; i < NUM_RACERS; ++i) {
     uint32_t driver = DRIVER(i), car = CAR(i);
     uint32_t obj = U32(driver, DRV_OBJECT);
@@ -331,7 +300,9 @@ void race_setup(void) {
     grid_place(i);
     if (i == AUTOMATIC_RACER) U8(car, CAR_FLAGS) |= CAR_AUTOMATIC;
     physics_car_setup(car, driver, i);
-    track_tracker(driver, car);
+    /* the race tracker on the path point nearest the car (002: placed after the settling), for a
+     * racer with a drawn object */
+    if (obj) POD_CALL2(FN_PATH_PLACE, driver, car);
     I32(driver, DRV_RING) = ring_of(VEC(car, CAR_BODY_CENTRE));
     /* the first beacon ahead: beacon 0 lies at angle 0, so a car past it (y > 0) waits for beacon 1;
      * but the dropped car, past it too, waits for beacon 0, as a car put back beyond its next beacon

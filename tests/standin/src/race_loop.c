@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "physics/car_params.h"
 #include "physics/objects.h"
 #include "pod_call.h"
 
@@ -31,7 +32,7 @@ STANDIN_INLINE int32_t racer_count(void) { return I32(POD_HUMAN_COUNT, 0) + I32(
  * turn (racer_step, 0x49a800: the car step, the upside-down timer, the pose with the wheels' roll),
  * its PHYS record. After all racers (A32): the zones, then the collision pass (C06), with the frame
  * time set back to the unscaled step time first (the last racer's turn may have left a computer
- * car's scaled time there). */
+ * car's scaled time there). Then the race's trackers, each racer in turn (paths.c). */
 STANDIN_CODE int32_t sim_step(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) {
   (void)eax, (void)edx, (void)ebx, (void)ecx;
   POD_CALL0(FN_HOOK_STEP);
@@ -45,6 +46,19 @@ STANDIN_CODE int32_t sim_step(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t
   POD_CALL0(FN_ZONES);
   I32(POD_FRAME, FRAME_DT) = I32(POD_FRAME, FRAME_STEP_DT);
   POD_CALL0(FN_COLLISIONS);
+  /* the race's trackers (003: Race::step after the cars' step): a racer put back this step has its
+   * tracker found again, when it had one, and a computer driver its lane target; every other
+   * tracker moves along its path */
+  for (int32_t i = 0; i < n; ++i) {
+    uint32_t driver = DRIVER(i), car = CAR(i);
+    if (I32(driver, DRV_PUT_BACK) != 0) {
+      I32(driver, DRV_PUT_BACK) = 0;
+      if (U32(driver, DRV_TRACK_LINK) != 0) POD_CALL2(FN_PATH_PLACE, driver, car);
+      if (U32(driver, DRV_FLAGS) & DRV_FLAG_COMPUTER) POD_CALL1(FN_LANE_TARGET, driver);
+    } else {
+      POD_CALL2(FN_PATH_TRACK, driver, car);
+    }
+  }
   return 0;
 }
 

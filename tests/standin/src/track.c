@@ -171,8 +171,13 @@ static int outer_feature(int sector, int h) {
  * car's nearest point by FUN_004aa8a0's distance; its value is its ring's, as the road's points
  * there. */
 #define PATH_STEP 1029449  /* 15.708 units a ring */
-uint32_t path_links[PATH_LINKS_MAX];
-int path_link_count;
+/* a link into the paths' link table (TK1) */
+static void table_link(uint32_t link) {
+  int32_t n = I32(POD_PATH_LINKS, 0);
+  if (n >= PATH_LINKS_MAX) __builtin_trap();  /* the table is full */
+  U32(POD_PATH_LINKS, 4u + 4u * (uint32_t)n) = link;
+  I32(POD_PATH_LINKS, 0) = n + 1;
+}
 
 enum { SPUR_NOWHERE, SPUR_DEAD_END, SPUR_EMPTY_NEXT, SPUR_JUNCTION };
 static const struct spur {
@@ -194,7 +199,7 @@ static void paths_build(void) {
     *VEC(node, NODE_POSITION) = (vec3){mul16(TRACK_RADIUS, c), mul16(TRACK_RADIUS, sn), ring_height(3 * k)};
     I32(node, NODE_VALUE) = 3 * k * PATH_STEP;
   }
-  int n = 0;
+  I32(POD_PATH_LINKS, 0) = 0;
   for (int k = 0; k < NODES; ++k) {
     uint32_t start = nodes + (uint32_t)k * NODE_SIZE, end = nodes + (uint32_t)((k + 1) % NODES) * NODE_SIZE;
     int lanes = k == 8 ? 2 : 1;
@@ -216,7 +221,7 @@ static void paths_build(void) {
       U32(link, LINK_VALUES) = vals;
       I32(link, LINK_COUNT) = POINTS;
       U32(list, 4u * (uint32_t)lane) = link;
-      path_links[n++] = link;
+      table_link(link);
     }
   }
   for (unsigned k = 0; k < sizeof spurs / sizeof spurs[0]; ++k) {
@@ -241,10 +246,9 @@ static void paths_build(void) {
     U32(link, LINK_POINTS) = pts;
     U32(link, LINK_VALUES) = vals;
     I32(link, LINK_COUNT) = 1;
-    path_links[n++] = link;
+    table_link(link);
   }
-  path_link_count = n;
-  U32(POD_PATHS, 0) = path_links[0];
+  U32(POD_PATHS, 0) = U32(POD_PATH_LINKS, 4);
 }
 
 void track_build(void) {

@@ -81,6 +81,11 @@
 #define FN_SECTOR_ANY       0x45ccd8u  /* eax=position -> eax */
 #define FN_PATH_HEADING     0x4abd38u  /* eax=driver, edx=out -> eax */
 #define FN_PATH_NEXT        0x4abae8u  /* eax=link -> eax */
+#define FN_PATH_PLACE       0x4aa8a0u  /* eax=driver, edx=car (paths.c) */
+#define FN_PATH_TRACK       0x4b0ec0u  /* eax=driver, edx=car */
+#define FN_PATH_TRACK_NODE  0x4b0b98u  /* eax=link -> eax */
+#define FN_LANE_TARGET      0x455ed0u  /* eax=driver */
+#define FN_CATCH_UP_TARGET  0x422918u  /* eax=racer number -> eax = driver or 0 */
 #define FN_POSE             0x4155b8u  /* eax=car, edx=driver */
 #define FN_WHEEL_ROLL       0x415424u  /* eax=car */
 

@@ -174,5 +174,8 @@ int32_t putback_put_back(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t e
   POD_CALL1(FN_CAR_RESET, car);
   POD_CALL1(FN_CLEAR_POSE, car);
   POD_CALL3(FN_PLACE, car, ADDR(&point), ADDR(&heading));
+  /* the mark for the caller (000: the tracker found again and the lane target are the caller's):
+   * the race's trackers read it after the collision pass (race::sim_step) */
+  I32(driver, DRV_PUT_BACK) = 1;
   return 0;
 }

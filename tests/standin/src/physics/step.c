@@ -27,12 +27,14 @@ int32_t catch_up(uint32_t car, uint32_t driver, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   uint32_t rec = U32(driver, DRV_CATCHUP);
   if (!(U32(driver, DRV_FLAGS) & DRV_FLAG_COMPUTER) || rec == 0) return 0;
-  uint32_t target = CAR(I32(rec, CU_TARGET));
+  /* the target racer by number, through the function at [0x4f984c] (catch_up::target, A07) */
+  uint32_t other = (uint32_t)POD_CALL_INDIRECT2(POD_CATCHUP_TARGET, I32(rec, CU_TARGET), 0);
+  if (!other) return 0;
+  uint32_t target = U32(other, DRV_CAR);
   vec3 gap;
   vsub(&gap, VEC(target, CAR_BODY_CENTRE), VEC(car, CAR_BODY_CENTRE));
   int32_t d = dot16(&gap, VEC(car, CAR_FORWARD));  /* > 0: the target is ahead */
   /* along the race paths: the link values at the trackers, straight within 50 (F123) */
-  uint32_t other = DRIVER(I32(rec, CU_TARGET));
   if (U32(POD_PATHS, 0) != 0 && U32(driver, DRV_TRACK_LINK) != 0 && U32(other, DRV_TRACK_LINK) != 0) {
     int32_t along = path_value(other) - path_value(driver);
     if (iabs(along) >= CATCHUP_NEAR) d = along;
