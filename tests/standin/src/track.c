@@ -171,7 +171,7 @@ static int outer_feature(int sector, int h) {
  * car's nearest point by FUN_004aa8a0's distance; its value is its ring's, as the road's points
  * there. */
 #define PATH_STEP 1029449  /* 15.708 units a ring */
-/* a link into the paths' link table (TK1) */
+/* a link into the paths' link table (port/CHOICES.md, "The race's paths") */
 static void table_link(uint32_t link) {
   int32_t n = I32(POD_PATH_LINKS, 0);
   if (n >= PATH_LINKS_MAX) __builtin_trap();  /* the table is full */
