@@ -22,7 +22,7 @@
 #include "lockstep/harness/machine.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/snapshot.hpp"
-#include "standin_process.hpp"
+#include "twin_machine.hpp"
 
 namespace {
 
@@ -39,42 +39,7 @@ constexpr std::uint32_t kVelocity = 0x4c8, kMass = 0x520, kRolling = 0x90, kRadi
 constexpr GuestAddr kSqrt = 0x4d3e90, kHullBox = 0x4713c8, kHullRadius = 0x423b48, kImpulse = 0x420adc,
                     kHit = 0x420e54, kWheelsHurt = 0x415318;
 
-struct Twin : ::testing::Test {
-  static inline std::optional<Snapshot> snapshot;  // the machine maps it: it outlives the machine
-  static inline std::unique_ptr<Machine> machine;
-  static inline std::string setup_error;
-
-  static void SetUpTestSuite() {
-    auto scratch = std::filesystem::temp_directory_path() / ("cars_twin_test." + std::to_string(::getpid()));
-    std::filesystem::create_directories(scratch);
-    auto run = standin_test::run_standin(standin_test::Mode::kEmulated, {"--steps", "3"}, 2, scratch);
-    std::filesystem::remove_all(scratch);
-    if (!run.ok() || !run->snapshot) {
-      setup_error = run.ok() ? "no snapshot at the pause" : run.error().message;
-      return;
-    }
-    auto profile = load_profile(STANDIN_PROFILE);
-    if (!profile.ok()) {
-      setup_error = profile.error().message;
-      return;
-    }
-    snapshot = std::move(*run->snapshot);
-    auto m = Machine::create(*snapshot, config_from_profile(*profile));
-    if (!m.ok()) {
-      setup_error = m.error().message;
-      return;
-    }
-    machine = std::move(*m);
-  }
-  static void TearDownTestSuite() {
-    machine.reset();
-    snapshot.reset();
-  }
-  void SetUp() override {
-    ASSERT_TRUE(machine) << setup_error;
-    machine->reset();
-  }
-
+struct Twin : standin_test::TwinMachine {
   static std::uint32_t call(GuestAddr fn, std::vector<Arg> args, ReturnKind returns = ReturnKind::kEax) {
     CallSpec spec;
     spec.function = fn;

@@ -22,7 +22,7 @@
 #include "lockstep/harness/machine.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/snapshot.hpp"
-#include "standin_process.hpp"
+#include "twin_machine.hpp"
 
 namespace {
 
@@ -47,40 +47,10 @@ std::int32_t fx(double v) { return static_cast<std::int32_t>(std::lround(v * 655
 
 struct Point { double radius, x, y, z, mass; };
 
-struct Twin : ::testing::Test {
-  static inline std::optional<Snapshot> snapshot;  // the machine maps it: it outlives the machine
-  static inline std::unique_ptr<Machine> machine;
-  static inline std::string setup_error;
-
-  static void SetUpTestSuite() {
-    auto scratch = std::filesystem::temp_directory_path() / ("props_twin_test." + std::to_string(::getpid()));
-    std::filesystem::create_directories(scratch);
-    auto run = standin_test::run_standin(standin_test::Mode::kEmulated, {"--steps", "3"}, 2, scratch);
-    std::filesystem::remove_all(scratch);
-    if (!run.ok() || !run->snapshot) {
-      setup_error = run.ok() ? "no snapshot at the pause" : run.error().message;
-      return;
-    }
-    auto profile = load_profile(STANDIN_PROFILE);
-    if (!profile.ok()) {
-      setup_error = profile.error().message;
-      return;
-    }
-    snapshot = std::move(*run->snapshot);
-    auto m = Machine::create(*snapshot, config_from_profile(*profile));
-    if (!m.ok()) {
-      setup_error = m.error().message;
-      return;
-    }
-    machine = std::move(*m);
-  }
-  static void TearDownTestSuite() {
-    machine.reset();
-    snapshot.reset();
-  }
+struct Twin : standin_test::TwinMachine {
   void SetUp() override {
-    ASSERT_TRUE(machine) << setup_error;
-    machine->reset();
+    TwinMachine::SetUp();
+    if (HasFatalFailure()) return;  // no machine: the base said why
     put(kFrame + 8, 0x888);  // the step's time, 1/30 s
   }
 
