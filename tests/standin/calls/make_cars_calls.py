@@ -13,6 +13,8 @@ without their chain (F103), and every part bit's wheel hurts (F105). Values are 
 import math
 import struct
 
+from call_list import print_call_list
+
 ONE = 1 << 16
 
 
@@ -310,27 +312,8 @@ for first in (0, 2):
     call("wheels %d and %d hurt" % (first, first + 1), "damage::axle", ["car[3]", first])
 
 
-def toml_value(v):
-    if isinstance(v, str):
-        return '"%s"' % v
-    if v < 0:  # a negative 32-bit argument as its two's complement word
-        return "0x%08x" % (v & 0xFFFFFFFF)
-    return str(v)
-
-
-print("# Car against car and damage: the calls that capture cases/standin-cars (scripts/capture-standin)")
-print("# from the stand-in's snapshot at the pause. Written by make_cars_calls.py (its docstring says what")
-print("# the states are and how they are laid); regenerate this file with it, never by hand.")
-for comment, function, args, pokes, repeat in calls:
-    print()
-    print("# " + comment)
-    print("[[call]]")
-    print('function = "%s"' % function)
-    print("args = [%s]" % ", ".join(toml_value(a) for a in args))
-    if pokes:
-        print("pokes = [")
-        for p in pokes:
-            print('  "%s",' % p)
-        print("]")
-    if repeat != 1:
-        print("repeat = %d" % repeat)
+print_call_list([
+    "Car against car and damage: the calls that capture cases/standin-cars (scripts/capture-standin)",
+    "from the stand-in's snapshot at the pause. Written by make_cars_calls.py (its docstring says what",
+    "the states are and how they are laid); regenerate this file with it, never by hand.",
+], calls)

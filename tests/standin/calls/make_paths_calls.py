@@ -20,6 +20,8 @@ number out of range. Values are 16.16 unless said. The rules: the table of choic
 """
 import struct
 
+from call_list import print_call_list
+
 ONE = 1 << 16
 
 
@@ -192,25 +194,8 @@ call("catch_up: racer 1 keeping near racer 0", "step::catch_up", [C, D], ["0x%x=
 call("catch_up: racer 1 keeping near racer 7 (no tracker: straight)", "step::catch_up", [C, D], ["0x%x=%s" % (CU, u32(7))])
 
 
-def toml_value(v):
-    if isinstance(v, str):
-        return '"%s"' % v
-    if v < 0:  # a negative 32-bit argument as its two's complement word
-        return "0x%08x" % (v & 0xFFFFFFFF)
-    return "0x%x" % v if v > 0xFFFF else str(v)
-
-
-print("# The race's paths: the calls that capture cases/standin-paths (scripts/capture-standin) from the")
-print("# stand-in's snapshot at the pause. Written by make_paths_calls.py (its docstring says what the states")
-print("# are and how they are laid); regenerate this file with it, never by hand.")
-for comment, function, args, pokes in calls:
-    print()
-    print("# " + comment)
-    print("[[call]]")
-    print('function = "%s"' % function)
-    print("args = [%s]" % ", ".join(toml_value(a) for a in args))
-    if pokes:
-        print("pokes = [")
-        for p in pokes:
-            print('  "%s",' % p)
-        print("]")
+print_call_list([
+    "The race's paths: the calls that capture cases/standin-paths (scripts/capture-standin) from the",
+    "stand-in's snapshot at the pause. Written by make_paths_calls.py (its docstring says what the states",
+    "are and how they are laid); regenerate this file with it, never by hand.",
+], calls, hex_above=0xFFFF)

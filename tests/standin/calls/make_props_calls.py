@@ -24,6 +24,8 @@ list up; whole collision passes. Values are 16.16 unless said.
 import math
 import struct
 
+from call_list import print_call_list
+
 ONE = 1 << 16
 
 
@@ -462,27 +464,8 @@ call("collisions: two falling props, three passes", "cars::collisions", [],
      FRAME + prop(0, BOX, road(z=1.0)) + prop(1, CONE, road(2, 0.6)) + listed(2, [1, 1]), repeat=3)
 
 
-def toml_value(v):
-    if isinstance(v, str):
-        return '"%s"' % v
-    if v < 0:  # a negative 32-bit argument as its two's complement word
-        return "0x%08x" % (v & 0xFFFFFFFF)
-    return str(v)
-
-
-print("# The props: the calls that capture cases/standin-props (scripts/capture-standin) from the stand-in's")
-print("# snapshot at the pause. Written by make_props_calls.py (its docstring says what the states are and how")
-print("# they are laid); regenerate this file with it, never by hand.")
-for comment, function, args, pokes, repeat in calls:
-    print()
-    print("# " + comment)
-    print("[[call]]")
-    print('function = "%s"' % function)
-    print("args = [%s]" % ", ".join(toml_value(a) for a in args))
-    if pokes:
-        print("pokes = [")
-        for p in pokes:
-            print('  "%s",' % p)
-        print("]")
-    if repeat != 1:
-        print("repeat = %d" % repeat)
+print_call_list([
+    "The props: the calls that capture cases/standin-props (scripts/capture-standin) from the stand-in's",
+    "snapshot at the pause. Written by make_props_calls.py (its docstring says what the states are and how",
+    "they are laid); regenerate this file with it, never by hand.",
+], calls)
