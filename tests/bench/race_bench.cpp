@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "../standin/controller_output.hpp"
 #include "../standin/standin_process.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "pod/addresses.hpp"
@@ -45,7 +46,7 @@ constexpr int kRacers = 8;
 constexpr pod::GuestAddr kSlipSlot = 0x00010000;
 constexpr pod::GuestAddr kThreadBlock = 0x00011000;
 
-using Output = std::vector<std::pair<pod::GuestAddr, std::uint8_t>>;
+using Output = standin_test::ControllerOutput;
 
 struct Recording {
   lockstep::harness::Snapshot snapshot;
@@ -59,13 +60,6 @@ int usage(const char* msg) {
   return 2;
 }
 
-void changed(const Record& before, const Record& after, pod::GuestAddr address, std::uint32_t size, Output& out) {
-  const auto a = before.bytes_at(address, size);
-  const auto b = after.bytes_at(address, size);
-  if (!a.ok() || !b.ok()) return;
-  for (std::uint32_t i = 0; i < size; ++i)
-    if ((*a)[i] != (*b)[i]) out.emplace_back(address + i, (*b)[i]);
-}
 
 std::optional<Recording> record(int passes, const std::filesystem::path& scratch) {
   const auto log_path = scratch / "race.log";
@@ -113,9 +107,10 @@ std::optional<Recording> record(int passes, const std::filesystem::path& scratch
                          static_cast<std::size_t>(r.racer);
       if (rec.outputs.size() <= index) rec.outputs.resize(index + 1);
       const auto racer = static_cast<std::uint32_t>(r.racer);
-      changed(*step_record, r, pod::addr::kDrivers + racer * pod::addr::kDriverSize, pod::addr::kDriverSize,
-              rec.outputs[index]);
-      changed(*step_record, r, pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + 0x4ec, 4, rec.outputs[index]);
+      standin_test::add_changed_bytes(*step_record, r, pod::addr::kDrivers + racer * pod::addr::kDriverSize,
+                                      pod::addr::kDriverSize, rec.outputs[index]);
+      standin_test::add_changed_bytes(*step_record, r, pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + 0x4ec, 4,
+                                      rec.outputs[index]);
     } else if (r.kind == RecordKind::kFrame) {
       const auto c = r.bytes_at(pod::addr::kLastClock, 4);
       if (!c.ok()) {

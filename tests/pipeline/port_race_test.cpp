@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "../standin/controller_output.hpp"
 #include "../standin/standin_process.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/harness/labels.hpp"
@@ -47,17 +48,8 @@ constexpr std::uint32_t kControllerWord = 0x4ec;  // car +0x4ec: written by the 
 constexpr pod::GuestAddr kScriptedClock = 0x7f1000;
 constexpr std::uint32_t kScriptedClockSize = 8;
 
-/// One controller's output: the bytes it changed, (address, value).
-using Output = std::vector<std::pair<pod::GuestAddr, std::uint8_t>>;
+using Output = standin_test::ControllerOutput;
 
-/// The bytes of [address, address + size) that differ between two records' blocks.
-void changed(const Record& before, const Record& after, pod::GuestAddr address, std::uint32_t size, Output& out) {
-  const auto a = before.bytes_at(address, size);
-  const auto b = after.bytes_at(address, size);
-  if (!a.ok() || !b.ok()) return;
-  for (std::uint32_t i = 0; i < size; ++i)
-    if ((*a)[i] != (*b)[i]) out.emplace_back(address + i, (*b)[i]);
-}
 
 TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   const auto scratch = std::filesystem::temp_directory_path() / ("lockstep_port_race_" + std::to_string(::getpid()));
@@ -141,8 +133,10 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
       ASSERT_TRUE(step_record && step_record->step == rec.step) << "a CTRL record without its step's STEP record";
       const auto racer = static_cast<std::uint32_t>(rec.racer);
       Output& out = outputs[{static_cast<std::int32_t>(rec.step), rec.racer}];
-      changed(*step_record, rec, pod::addr::kDrivers + racer * pod::addr::kDriverSize, pod::addr::kDriverSize, out);
-      changed(*step_record, rec, pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + kControllerWord, 4, out);
+      standin_test::add_changed_bytes(*step_record, rec, pod::addr::kDrivers + racer * pod::addr::kDriverSize,
+                                      pod::addr::kDriverSize, out);
+      standin_test::add_changed_bytes(*step_record, rec,
+                                      pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + kControllerWord, 4, out);
       for (const auto& [a, v] : out) {
         const std::uint32_t offset = (a - pod::addr::kDrivers) % pod::addr::kDriverSize;
         const bool paths_word = a >= pod::addr::kDrivers && a < pod::addr::kDrivers + kRacers * pod::addr::kDriverSize &&
