@@ -8,8 +8,9 @@
 #   cases    cases/{include/lockstep,src}/cases  lockstep::cases: the case model, corpora, replay memory
 #   harness  harness/                            lockstep::harness: snapshots, the machine, profiles, replay
 #   capture  capture/                            lockstep::capture: state logs, drivers, capture, search
-#   cli      cli/                                lockstep::cli: the command line (the top)
-#   gate     gate/                               lockstep::gate: the replay gate (above harness, beside capture)
+#   cli      capture/cli/                        lockstep::cli: the command line (the top)
+#   gate     harness/gate/                       lockstep::gate: the replay gate (above harness, beside capture)
+# (a nested folder is its own layer, above the folder that holds it; its rule below owns its files)
 # and POD's, apart:
 #   port          port/include, port/src  pod::port: nothing but the C++ standard library
 #   port/bindings port/bindings/          pod::bindings: the port + base, cases, harness
@@ -28,8 +29,8 @@ set(rules
   "cases/src/cases|lockstep/base/ lockstep/cases/"
   "harness|lockstep/base/ lockstep/cases/ lockstep/harness/"
   "capture|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/"
-  "cli|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/ lockstep/cli/"
-  "gate|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/testing/"
+  "capture/cli|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/ lockstep/cli/"
+  "harness/gate|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/testing/"
   "port/include|pod/"
   "port/src|pod/"
   "port/bindings|lockstep/base/ lockstep/cases/ lockstep/harness/ pod/ pod/bindings/"

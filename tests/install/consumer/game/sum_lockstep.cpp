@@ -1,4 +1,4 @@
-// The consumer's own `lockstep`: every command, with its port's bindings (cli/README.md).
+// The consumer's own `lockstep`: every command, with its port's bindings (capture/cli/README.md).
 #include <iostream>
 
 #include "bindings.hpp"

@@ -1,16 +1,16 @@
 # cmake --install: libraries, public headers, the lockstep executable and a package config so that a
 # consumer's find_package(lockstep) gives lockstep::cases, lockstep::harness, lockstep::capture,
 # lockstep::cli, lockstep::gate (when GoogleTest was found), pod::port and pod::bindings, and the CMake
-# function lockstep_add_gate() (cli/README.md shows a game using them).
+# function lockstep_add_gate() (capture/cli/README.md shows a game using them).
 include(CMakePackageConfigHelpers)
 
 set(LOCKSTEP_INSTALLED_LIBRARIES lockstep_cases lockstep_harness lockstep_capture lockstep_cli pod_port pod_bindings)
-install(DIRECTORY cases/include/ harness/include/ capture/include/ cli/include/ port/include/ port/bindings/include/
+install(DIRECTORY cases/include/ harness/include/ capture/include/ capture/cli/include/ port/include/ port/bindings/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET lockstep_gate)
   set(LOCKSTEP_HAVE_GATE ON)
   list(APPEND LOCKSTEP_INSTALLED_LIBRARIES lockstep_gate)
-  install(DIRECTORY gate/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY harness/gate/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 else()
   set(LOCKSTEP_HAVE_GATE OFF)
 endif()
@@ -23,12 +23,12 @@ install(TARGETS ${LOCKSTEP_INSTALLED_LIBRARIES}
 install(TARGETS lockstep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(EXPORT lockstepTargets NAMESPACE lockstep:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lockstep)
-configure_package_config_file(cmake/lockstepConfig.cmake.in
+configure_package_config_file(scripts/cmake/lockstepConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/lockstepConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lockstep)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/lockstepConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/lockstepConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/lockstepConfigVersion.cmake
-              cmake/LockstepGate.cmake
+              harness/gate/LockstepGate.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lockstep)
