@@ -27,7 +27,7 @@ constexpr std::uint32_t kNtPrstatus = 1, kNtPrfpreg = 2, kNtPrpsinfo = 3, kNtAux
                         kNtX86Xstate = 0x202;
 constexpr std::uint64_t kPrstatusRegOffset = 72;  // i386 elf_prstatus header (LLDB ELFLinuxPrStatus)
 constexpr std::uint64_t kUserRegsSize = 68;       // 17 × 4
-constexpr std::uint64_t kFsaveSize = 108, kFxsaveSize = 512, kXsaveHeaderEnd = 520;
+constexpr std::uint64_t kFsaveSize = 108, kXsaveHeaderEnd = 520;  // kFxsaveSize: snapshot.hpp
 constexpr std::uint64_t kTlsEntrySize = 16;
 constexpr std::uint32_t kMaxTlsEntries = 64;      // the kernel writes 3
 
@@ -242,7 +242,7 @@ class CoreParser {
           return Error::make(Errc::kTruncated, "{}: NT_PRXFPREG at offset 0x{:x} is {} bytes, shorter than {}", what_,
                              at, d.size(), kFxsaveSize);
         if (t.fpu_rank < 2) {
-          th.x87 = readers::x87_from_fxsave(d);
+          th.x87 = *x87_from_fxsave(d);  // at least kFxsaveSize bytes: always a state
           th.x87_valid = true;
           t.fpu_rank = 2;
         }
@@ -251,7 +251,7 @@ class CoreParser {
         if (d.size() < kXsaveHeaderEnd)
           return Error::make(Errc::kTruncated, "{}: NT_X86_XSTATE at offset 0x{:x} is {} bytes, shorter than {}", what_,
                              at, d.size(), kXsaveHeaderEnd);
-        th.x87 = readers::x87_from_fxsave(d);
+        th.x87 = *x87_from_fxsave(d);  // its first 512 bytes are the FXSAVE area
         th.x87_valid = true;
         // XSTATE_BV bit 0 clear: x87 is in its initial state and the legacy x87 fields are stale.
         if (!(readers::le64(d, 512) & 1)) {

@@ -583,7 +583,7 @@ Result<Snapshot> minidump_to_snapshot(const Minidump& dump, std::span<const std:
         std::copy(c.float_save.register_area.begin(), c.float_save.register_area.end(), img.begin() + 28);
         th.x87 = readers::x87_from_fsave(img);
       } else if (have_fxsave) {
-        th.x87 = readers::x87_from_fxsave(c.extended_registers);
+        th.x87 = *x87_from_fxsave(c.extended_registers);  // 512 bytes: always a state
       }
       th.x87_valid = have_fsave || have_fxsave;
       if (have_fxsave) th.x87.mxcsr = le32(c.extended_registers, 24);

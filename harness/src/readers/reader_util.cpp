@@ -146,37 +146,6 @@ std::uint64_t apply_protection_map(std::vector<Region>& regions, const std::vect
   return undescribed;
 }
 
-std::uint16_t full_tag_from_abridged(std::uint8_t abridged, std::uint16_t status,
-                                     const std::array<std::array<std::uint8_t, 10>, 8>& st) {
-  const unsigned top = (status >> 11) & 7u;
-  std::uint16_t tag = 0;
-  for (unsigned phys = 0; phys < 8; ++phys) {
-    unsigned t = 3;  // empty
-    if (abridged & (1u << phys)) {
-      const auto& v = st[(phys - top) & 7u];  // ST(i) is physical register (TOP + i) & 7
-      const std::span<const std::uint8_t> b(v);
-      const std::uint64_t mantissa = le64(b, 0);
-      const unsigned exponent = le16(b, 8) & 0x7fffu;
-      if (exponent == 0x7fff) t = 2;                       // infinity, NaN
-      else if (exponent == 0) t = mantissa == 0 ? 1 : 2;   // zero, or denormal
-      else t = (mantissa >> 63) ? 0 : 2;                   // valid, or unnormal
-    }
-    tag = static_cast<std::uint16_t>(tag | (t << (2 * phys)));
-  }
-  return tag;
-}
-
-X87State x87_from_fxsave(std::span<const std::uint8_t> image) {
-  X87State x;
-  x.control = le16(image, 0);
-  x.status = le16(image, 2);
-  for (std::size_t i = 0; i < 8; ++i)
-    std::copy_n(image.begin() + static_cast<std::ptrdiff_t>(32 + 16 * i), 10, x.st[i].begin());
-  x.tag = full_tag_from_abridged(image[4], x.status, x.st);
-  x.mxcsr = le32(image, 24);
-  return x;
-}
-
 X87State x87_from_fsave(std::span<const std::uint8_t> image) {
   X87State x;
   x.control = static_cast<std::uint16_t>(le32(image, 0));

@@ -55,15 +55,6 @@ struct ProtRange {
 /// their count is returned.
 std::uint64_t apply_protection_map(std::vector<Region>& regions, const std::vector<ProtRange>& ranges);
 
-/// The full (2 bits per physical register) tag word from FXSAVE's abridged tag byte, classifying each
-/// non-empty register's value as FSAVE does (00 valid, 01 zero, 10 special).
-std::uint16_t full_tag_from_abridged(std::uint8_t abridged, std::uint16_t status,
-                                     const std::array<std::array<std::uint8_t, 10>, 8>& st);
-
-/// x87/SSE state from a 512-byte FXSAVE image (minidump ExtendedRegisters, NT_PRXFPREG, XSAVE legacy area).
-/// Precondition: image.size() >= 512.
-X87State x87_from_fxsave(std::span<const std::uint8_t> image);
-
 /// x87 state from an FSAVE image laid out as Linux's user_i387_struct / Windows' FLOATING_SAVE_AREA:
 /// cwd, swd, twd, fip, fcs, foo, fos as 4-byte fields, then 80 bytes of ST(0)..ST(7). MXCSR is left at
 /// its default (FSAVE has none). Precondition: image.size() >= 108.

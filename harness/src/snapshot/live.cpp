@@ -58,7 +58,6 @@ struct I387Fsave {
   std::uint8_t st_space[80];  ///< ST(0)..ST(7), 10 bytes each, stack order
 };
 static_assert(sizeof(I387Fsave) == 108);
-constexpr std::size_t kFxsaveSize = 512;  ///< NT_PRXFPREG, `user_fxsr_struct`
 constexpr std::size_t kFxsaveMxcsr = 24;
 
 Error os_error(Errc code, int err, std::string msg) {

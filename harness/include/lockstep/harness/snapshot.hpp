@@ -43,6 +43,9 @@ struct Region {
 /// each register's contents). Needs at least 160 bytes (through ST(7)); fewer gives nothing.
 std::optional<X87State> x87_from_fxsave(std::span<const std::uint8_t> fxsave);
 
+/// The FXSAVE area's size: Windows' CONTEXT.ExtendedRegisters, Linux's NT_PRXFPREG / `user_fxsr_struct`.
+inline constexpr std::size_t kFxsaveSize = 512;
+
 /// One thread's CPU state.
 struct Thread {
   std::uint32_t tid = 0;
