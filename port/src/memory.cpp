@@ -108,9 +108,13 @@ void FlatMemory::write_bytes(GuestAddr address, const std::uint8_t* bytes, std::
   if (size > 0xffffffffu || !mapped(address, static_cast<std::uint32_t>(size))) {
     throw MemoryFault(address, static_cast<unsigned>(size), true);
   }
-  for (std::size_t i = 0; i < size; ++i) {
-    Range* b = const_cast<Range*>(find(static_cast<GuestAddr>(address + i)));
-    b->bytes[address + i - b->base] = bytes[i];
+  // Every byte is mapped and the span does not wrap (mapped() says so): range by range.
+  for (std::size_t done = 0; done < size;) {
+    const auto a = static_cast<GuestAddr>(address + done);
+    Range* r = const_cast<Range*>(find(a));
+    const std::size_t n = std::min(size - done, r->bytes.size() - (a - r->base));
+    std::memcpy(r->bytes.data() + (a - r->base), bytes + done, n);
+    done += n;
   }
 }
 
@@ -118,9 +122,12 @@ void FlatMemory::read_bytes(GuestAddr address, std::uint8_t* bytes, std::size_t 
   if (size > 0xffffffffu || !mapped(address, static_cast<std::uint32_t>(size))) {
     throw MemoryFault(address, static_cast<unsigned>(size), false);
   }
-  for (std::size_t i = 0; i < size; ++i) {
-    const Range* b = find(static_cast<GuestAddr>(address + i));
-    bytes[i] = b->bytes[address + i - b->base];
+  for (std::size_t done = 0; done < size;) {
+    const auto a = static_cast<GuestAddr>(address + done);
+    const Range* r = find(a);
+    const std::size_t n = std::min(size - done, r->bytes.size() - (a - r->base));
+    std::memcpy(bytes + done, r->bytes.data() + (a - r->base), n);
+    done += n;
   }
 }
 

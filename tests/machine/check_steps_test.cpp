@@ -210,9 +210,13 @@ TEST(CheckSteps, ACorruptedCtrlByteIsReportedAtItsField) {
   Record& rec = bad.records[idx];
   for (Block& b : rec.blocks)
     if (victim >= b.address && victim < b.end()) b.bytes[victim - b.address] ^= 0x5a;
+  // Every car step up to the corrupted one and the sixteen after it (two of each racer): one differs.
   StepCheckOptions opt;
+  opt.max_steps = 16;
+  for (std::size_t i = 0; i <= idx; ++i) opt.max_steps += bad.records[i].kind == RecordKind::kCtrl ? 1 : 0;
   auto report = check_steps(r.snapshot, bad, r.profile, opt);
   ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->total, opt.max_steps);
   EXPECT_EQ(report->matched, report->total - 1);
   ASSERT_EQ(report->mismatches.size(), 1u);
   const StepMismatch& mm = report->mismatches[0];
