@@ -35,13 +35,15 @@ std::vector<std::uint8_t>& FlatMemory::map(GuestAddr base, std::uint32_t size) {
   auto at = std::lower_bound(ranges_.begin(), ranges_.end(), base,
                              [](const Range& r, GuestAddr b) { return r.base < b; });
   at = ranges_.insert(at, Range{base, std::vector<std::uint8_t>(size, 0)});
-  last_ = 0;
+  slot_page_ = filled(kNoPage);  // range indexes moved
   return at->bytes;
 }
 
 const FlatMemory::Range* FlatMemory::find(GuestAddr address) const {
-  if (last_ < ranges_.size()) {
-    const Range& r = ranges_[last_];
+  const std::uint32_t page = address >> 12;
+  const std::size_t slot = page % kPageSlots;
+  if (slot_page_[slot] == page) {
+    const Range& r = ranges_[slot_range_[slot]];
     if (address >= r.base && address - r.base < r.bytes.size()) return &r;
   }
   auto it = std::upper_bound(ranges_.begin(), ranges_.end(), address,
@@ -49,7 +51,8 @@ const FlatMemory::Range* FlatMemory::find(GuestAddr address) const {
   if (it == ranges_.begin()) return nullptr;
   --it;
   if (address - it->base >= it->bytes.size()) return nullptr;
-  last_ = static_cast<std::size_t>(it - ranges_.begin());
+  slot_page_[slot] = page;
+  slot_range_[slot] = static_cast<std::uint32_t>(it - ranges_.begin());
   return &*it;
 }
 
@@ -65,7 +68,11 @@ bool FlatMemory::mapped(GuestAddr address, std::uint32_t size) const {
   return true;
 }
 
-std::uint64_t FlatMemory::load_le(GuestAddr address, unsigned size) const {
+// The loads and stores of one range: small, so that each loadN/storeN inlines them with its size known
+// and the copy becomes one move (a copy of a size known only at run time is a call into the C library,
+// which cost more than the rest of the access). Accesses spanning two ranges, or unmapped, go through
+// the byte-by-byte paths below.
+inline std::uint64_t FlatMemory::load_le(GuestAddr address, unsigned size) const {
   const Range* r = find(address);
   if (r != nullptr && std::uint64_t{address - r->base} + size <= r->bytes.size()) {
     const std::uint8_t* p = r->bytes.data() + (address - r->base);
@@ -77,7 +84,10 @@ std::uint64_t FlatMemory::load_le(GuestAddr address, unsigned size) const {
     }
     return v;
   }
-  // Spans two ranges, or unmapped: byte by byte.
+  return load_spanning(address, size);
+}
+
+std::uint64_t FlatMemory::load_spanning(GuestAddr address, unsigned size) const {
   if (!mapped(address, size)) throw MemoryFault(address, size, false);
   std::uint64_t v = 0;
   for (unsigned i = 0; i < size; ++i) {
@@ -87,7 +97,7 @@ std::uint64_t FlatMemory::load_le(GuestAddr address, unsigned size) const {
   return v;
 }
 
-void FlatMemory::store_le(GuestAddr address, unsigned size, std::uint64_t value) {
+inline void FlatMemory::store_le(GuestAddr address, unsigned size, std::uint64_t value) {
   if (const Range* r = find(address); r != nullptr && std::uint64_t{address - r->base} + size <= r->bytes.size()) {
     std::uint8_t* p = const_cast<Range*>(r)->bytes.data() + (address - r->base);
     if constexpr (std::endian::native == std::endian::little) {
@@ -97,6 +107,10 @@ void FlatMemory::store_le(GuestAddr address, unsigned size, std::uint64_t value)
     }
     return;
   }
+  store_spanning(address, size, value);
+}
+
+void FlatMemory::store_spanning(GuestAddr address, unsigned size, std::uint64_t value) {
   if (!mapped(address, size)) throw MemoryFault(address, size, true);
   for (unsigned i = 0; i < size; ++i) {
     Range* b = const_cast<Range*>(find(address + i));

@@ -48,6 +48,41 @@ TEST(FlatMemory, AccessSpansAdjacentRanges) {
   EXPECT_FALSE(m.mapped(0x2000, 5));
 }
 
+// The lookup remembers a range per recently used page: it must never answer with a range that does not
+// hold the address — two ranges sharing one page, pages that share a remembered slot (64 pages apart),
+// ranges mapped after lookups (which moves the others), and a gap inside a remembered page. The
+// expected bytes are a plain model: what was stored, or a fault where nothing is mapped.
+TEST(FlatMemory, LookupsOfSharedPagesSlotsAndLaterRangesFindTheRightBytes) {
+  pod::FlatMemory m;
+  m.map(0x10000, 0x800);   // ends mid-page
+  m.map(0x10c00, 0x400);   // starts later in the same page: 0x10800..0x10bff is a gap
+  m.map(0x50000, 0x1000);  // page 0x50: the same slot as page 0x10 (64 pages apart)
+  for (std::uint32_t round = 0; round < 3; ++round) {
+    m.put_u32(0x10000, 0xa0000000u + round);
+    m.put_u32(0x10c00, 0xb0000000u + round);
+    m.put_u32(0x50000, 0xc0000000u + round);
+    EXPECT_EQ(m.u32(0x10c00), 0xb0000000u + round);
+    EXPECT_EQ(m.u32(0x10000), 0xa0000000u + round);
+    EXPECT_EQ(m.u32(0x50000), 0xc0000000u + round);
+    EXPECT_EQ(m.u32(0x10000), 0xa0000000u + round);
+    EXPECT_THROW(m.u8(0x10900), pod::MemoryFault);  // the gap, in a page just looked up
+    EXPECT_EQ(m.u32(0x10c00), 0xb0000000u + round);
+  }
+  // A range mapped below the others after lookups: every range's bytes stay where they were.
+  m.map(0x8000, 0x100);
+  m.put_u32(0x8000, 0xd0000000u);
+  EXPECT_EQ(m.u32(0x10000), 0xa0000002u);
+  EXPECT_EQ(m.u32(0x10c00), 0xb0000002u);
+  EXPECT_EQ(m.u32(0x50000), 0xc0000002u);
+  EXPECT_EQ(m.u32(0x8000), 0xd0000000u);
+  // Spans: the end of one range into the gap faults; the copy paths cross the gap's edges alike.
+  EXPECT_THROW(m.u32(0x107fe), pod::MemoryFault);
+  std::uint8_t four[4] = {1, 2, 3, 4};
+  EXPECT_THROW(m.write_bytes(0x10bfe, four, 4), pod::MemoryFault);
+  m.write_bytes(0x10c00, four, 4);
+  EXPECT_EQ(m.u32(0x10c00), 0x04030201u);
+}
+
 TEST(FlatMemory, RefusesOverlapsAndEmptyRanges) {
   pod::FlatMemory m;
   m.map(0x1000, 0x100);

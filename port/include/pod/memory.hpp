@@ -4,6 +4,7 @@
 // width the original uses.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -107,9 +108,23 @@ class FlatMemory final : public Memory {
   const Range* find(GuestAddr address) const;
   std::uint64_t load_le(GuestAddr address, unsigned size) const;
   void store_le(GuestAddr address, unsigned size, std::uint64_t value);
+  std::uint64_t load_spanning(GuestAddr address, unsigned size) const;  // across ranges, or a fault
+  void store_spanning(GuestAddr address, unsigned size, std::uint64_t value);
 
   std::vector<Range> ranges_;  // sorted by base, disjoint
-  mutable std::size_t last_ = 0;  // the range hit last (most accesses fall in the same record)
+  // The range that held an address of each recently used 4 KiB page, by page number modulo the slot
+  // count: a step reads a car, its driver, track faces and tables in turn, so one "last range" missed
+  // often and every miss searched the ranges. A slot only remembers: the range is still checked for
+  // the address (a page can hold the end of one range and the start of another).
+  static constexpr std::size_t kPageSlots = 64;
+  static constexpr std::uint32_t kNoPage = 0xffffffffu;  // page numbers are below 2^20
+  mutable std::array<std::uint32_t, kPageSlots> slot_page_ = filled(kNoPage);
+  mutable std::array<std::uint32_t, kPageSlots> slot_range_{};
+  static constexpr std::array<std::uint32_t, kPageSlots> filled(std::uint32_t v) {
+    std::array<std::uint32_t, kPageSlots> a{};
+    a.fill(v);
+    return a;
+  }
 };
 
 }  // namespace pod
