@@ -1,5 +1,7 @@
 // pod::Race's own contract: what it refuses (racer counts and indexes out of range, a prop that is not
-// there) with a message naming the value, and that laying a race out twice maps nothing twice.
+// there) with a message naming the value, what map_blocks maps (eight racers' records, the track's
+// count and pointer words and no more), that laying a race out twice maps nothing twice, and that
+// load and the readers move the bytes as stored.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -63,13 +65,56 @@ TEST(Race, StartClearsTheTimeTrialWord) {
 }
 
 // What car() reads back is the car record's words as stored: the steer at +0x454 of racer 2's record
-// (0x630838 + 2 × 0x558, F015).
-TEST(Race, ReadsTheSteerAsStored) {
+// (0x630838 + 2 × 0x558, F015), the body's centre at +0x498 (the track point the race order and the
+// trackers use).
+TEST(Race, ReadsTheSteerAndTheCentreAsStored) {
   pod::FlatMemory m;
   pod::Race::map_blocks(m);
   pod::Race race(m);
   m.put_i32(0x630838 + 2 * 0x558 + 0x454, -0x1234);
   EXPECT_EQ(race.car(2).steer, -0x1234);
+  m.put_vec3(0x630838 + 2 * 0x558 + 0x498, pod::Vec3{0x10000, -0x23456, 0x789});
+  EXPECT_EQ(race.car(2).centre, (pod::Vec3{0x10000, -0x23456, 0x789}));
+}
+
+// map_blocks lays out room for eight racers (a race has 0 to 8): eight race car records of 0x558
+// bytes at 0x630838 (F015), eight drivers of 0xb0 at 0x61f870 and eight drawn objects of 0x80 at
+// 0x61a6d0 (F167); the last racer's car reads back through car(7).
+TEST(Race, MapsEveryRecordOfEightRacers) {
+  pod::FlatMemory m;
+  pod::Race::map_blocks(m);
+  EXPECT_TRUE(m.mapped(0x630838, 8 * 0x558));
+  EXPECT_TRUE(m.mapped(0x61f870, 8 * 0xb0));
+  EXPECT_TRUE(m.mapped(0x61a6d0, 8 * 0x80));
+  pod::Race race(m);
+  m.put_i32(0x630838 + 7 * 0x558 + 0x454, 0x777);
+  EXPECT_EQ(race.car(7).steer, 0x777);
+}
+
+// The track is the game's to map (map_blocks maps only the race's fixed blocks): of the track's
+// globals it maps the sector count [0x57bf74] and the sector table's pointer [0x57bf78] (000, 002),
+// and not the byte after them, where a game may map its own data.
+TEST(Race, MapsTheSectorWordsAndLeavesWhatFollowsToTheGame) {
+  pod::FlatMemory m;
+  pod::Race::map_blocks(m);
+  EXPECT_TRUE(m.mapped(0x57bf74, 8));
+  EXPECT_FALSE(m.mapped(0x57bf7c, 1));
+  EXPECT_NO_THROW(m.map(0x57bf7c, 4));
+}
+
+// load() copies every byte to its address, the first one included, and nothing around them.
+TEST(Race, LoadCopiesEveryByteFromTheFirst) {
+  pod::FlatMemory m;
+  pod::Race::map_blocks(m);
+  constexpr pod::GuestAddr kAt = 0x700000;
+  m.map(kAt, 0x10);
+  for (std::uint32_t i = 0; i < 0x10; ++i) m.put_u8(kAt + i, 0xee);
+  pod::Race race(m);
+  const std::uint8_t bytes[] = {0x11, 0x22, 0x33, 0x44, 0x55};
+  race.load(kAt + 4, bytes);
+  const std::uint8_t want[0x10] = {0xee, 0xee, 0xee, 0xee, 0x11, 0x22, 0x33, 0x44,
+                                   0x55, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee};
+  for (std::uint32_t i = 0; i < 0x10; ++i) EXPECT_EQ(m.u8(kAt + i), want[i]) << "byte " << i;
 }
 
 // prop(i) reads record i of the list at [0x62129c] (0xd0 bytes each, F110): its matrix, the nine words
@@ -82,9 +127,11 @@ TEST(Race, ReadsAPropsMatrixAsStored) {
   m.put_u32(0x62129c, kList);
   m.put_i32(0x621298, 3);
   for (std::uint32_t k = 0; k < 9; ++k) m.put_i32(kList + 0xd0 + 0x40 + 4 * k, static_cast<std::int32_t>(0x100 * (k + 1)));
+  m.put_i32(kList + 0x40, -0x55);  // prop 0's first matrix word
   pod::Race race(m);
   const pod::PropState s = race.prop(1);
   for (std::uint32_t k = 0; k < 9; ++k) EXPECT_EQ(s.matrix[k], static_cast<std::int32_t>(0x100 * (k + 1))) << "word " << k;
+  EXPECT_EQ(race.prop(0).matrix[0], -0x55) << "the first prop is index 0";
   try {
     race.prop(3);
     FAIL() << "prop 3 of 3 read";

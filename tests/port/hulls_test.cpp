@@ -123,4 +123,29 @@ TEST_F(FactsHulls, F149_WholeCarHullIsTheBoxOfEveryPartsVertices) {
   EXPECT_NE(h3.get(Hull::radius), 0);
 }
 
+// F149: a part of a single vertex counts in the whole hull like any other (the box takes every
+// part's vertices): here it alone sets the box's top.
+TEST_F(FactsHulls, F149_APartOfOneVertexCountsInTheWholeHull) {
+  w.m.map(pod::addr::kRaceObjects, 8 * pod::addr::kRaceObjectSize);
+  const pod::RaceObject o(w.m, pod::addr::kRaceObjects);
+  const pod::GuestAddr list = w.alloc(8);
+  o.set(pod::RaceObject::part_count, 2);
+  o.set(pod::RaceObject::parts, list);
+  o.set(pod::RaceObject::hull, w.alloc(Hull::kSize));
+  const std::vector<std::vector<Vec3>> part_vertices = {{{-0x10000, -0x20000, 0}, {0x10000, 0x20000, 0x8000}},
+                                                        {{0, 0, 0x50000}}};
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    const pod::Part p(w.m, w.alloc(pod::Part::kSize));
+    p.set(pod::Part::vertex_count, static_cast<std::uint32_t>(part_vertices[i].size()));
+    p.set(pod::Part::vertices, vertices(part_vertices[i]));
+    p.set(pod::Part::hull, w.alloc(Hull::kSize));
+    w.m.put_u32(list + 4 * i, p.addr());
+  }
+  pod::world::prisme(w.m, o.addr());
+  const Hull whole(w.m, o.get(pod::RaceObject::hull));
+  // By hand: x in [−1, 1], y in [−2, 2], z in [0, 5] (the one-vertex part's 5).
+  EXPECT_EQ(whole.get(Hull::half), (Vec3{0x10000, 0x20000, 0x50000 >> 1}));
+  EXPECT_EQ(whole.get(Hull::centre), (Vec3{0, 0, 0x50000 >> 1}));
+}
+
 }  // namespace

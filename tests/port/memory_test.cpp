@@ -83,6 +83,22 @@ TEST(FlatMemory, LookupsOfSharedPagesSlotsAndLaterRangesFindTheRightBytes) {
   EXPECT_EQ(m.u32(0x10c00), 0x04030201u);
 }
 
+// read_bytes across several ranges writes exactly `size` bytes to the caller's buffer: every range's
+// share is cut at what is left of the copy, so a last range with bytes to spare gives none past the
+// end (the buffer's bytes after the copy keep what they held).
+TEST(FlatMemory, ReadAcrossRangesWritesExactlyTheBytesAsked) {
+  pod::FlatMemory m;
+  m.map(0x5000, 2);
+  m.map(0x5002, 3);
+  m.map(0x5005, 0x40);  // far more than the copy needs
+  for (std::uint32_t a = 0x5000; a < 0x5045; ++a) m.put_u8(a, static_cast<std::uint8_t>(a - 0x5000 + 1));
+  std::uint8_t out[24];
+  for (std::uint8_t& b : out) b = 0xee;
+  m.read_bytes(0x5001, out, 8);  // 1 byte of the first range, 3 of the second, 4 of the third
+  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_EQ(out[i], i + 2) << "byte " << i;
+  for (std::uint32_t i = 8; i < 24; ++i) EXPECT_EQ(out[i], 0xee) << "byte " << i << " past the copy";
+}
+
 TEST(FlatMemory, RefusesOverlapsAndEmptyRanges) {
   pod::FlatMemory m;
   m.map(0x1000, 0x100);

@@ -150,6 +150,20 @@ TEST_F(RacePaths, TrackMovesOnePointAlongWhileAWheelIsDown) {
   EXPECT_EQ(driver.get(Driver::tracker_point), 0);
 }
 
+// Past the end the tracker moves to the node's first link out when it has points ([first+0x18] ≥ 1,
+// port/CHOICES.md "paths::track"): a link of a single point is enough.
+TEST_F(RacePaths, TrackMovesOntoAFirstLinkOutOfOnePoint) {
+  const GuestAddr single = paths.link({at(40, 0, 0)});
+  const GuestAddr end = paths.node(at(30, 0, 0), {single});
+  const GuestAddr first = paths.link({at(0, 0, 0), at(20, 0, 0)}, end);
+  wheel_down(true);
+  tracker(first, 1);
+  body_at(at(27, 0, 0));  // the node (3 away) nearer than point 1 (7 away)
+  pod::paths::track(w.m, driver.addr(), car.addr());
+  EXPECT_EQ(driver.get(Driver::tracker_link), single);
+  EXPECT_EQ(driver.get(Driver::tracker_point), 0);
+}
+
 TEST_F(RacePaths, TrackStaysAtANodeWithoutALinkOutAndIsPlacedAgainWhenLost) {
   const GuestAddr far = paths.link({at(100, 0, 0)});
   const GuestAddr end = paths.node(at(30, 0, 0));
@@ -215,6 +229,22 @@ TEST_F(RacePaths, AfterAPutBackFoundAgainElseMovedAlong) {
   pod::paths::after_step(w.m, driver.addr(), car.addr());
   EXPECT_EQ(driver.get(Driver::tracker_link), 0u);
   EXPECT_EQ(driver.get(Driver::line_point), 0u) << "the lane target without a tracker";
+}
+
+// After a put-back only a computer driver ([driver+0x38] & 2, F151) gets a lane target: a human
+// driver's line point keeps what it held (port/CHOICES.md "The paths pass").
+TEST_F(RacePaths, AfterAPutBackAHumanDriverGetsNoLaneTarget) {
+  const GuestAddr a = paths.link({at(0, 0, 0), at(10, 0, 0)});
+  wheel_down(true);
+  body_at(at(1, 0, 0));
+  driver.set(Driver::flags, 1u);  // a human driver
+  driver.set(Driver::put_back_mark, 1u);
+  driver.set(Driver::line_point, 0x99u);
+  tracker(a, 1);
+  pod::paths::after_step(w.m, driver.addr(), car.addr());
+  EXPECT_EQ(driver.get(Driver::put_back_mark), 0u);
+  EXPECT_EQ(driver.get(Driver::tracker_point), 0) << "found again on the nearest point";
+  EXPECT_EQ(driver.get(Driver::line_point), 0x99u) << "no lane target for a human driver";
 }
 
 // A07: the catch-up's target comes through the function at 0x4f984c, the racer by number.

@@ -128,6 +128,15 @@ TEST_F(RaceLoop, AnAbsurdFrameOverTheUnitIsRefused) {
   EXPECT_EQ(frame().get(FrameTime::step), 0);
   w.m.put_i32(addr::kStepUnit, 0);  // a unit of 0: the original's idiv faults (#DE)
   EXPECT_THROW(pod::race::race_step(w.m, racers), pod::DivideFault);
+  // A unit of −1 does not fault: idiv faults only on a divisor of 0 or a quotient past 32 bits
+  // (−2^31 / −1). 2000 > 3 × −1, so n = 2000 / −1 = −2000 steps: none run, and the frame-time sum
+  // still gains the frame (F161).
+  frame().set(FrameTime::sum, 0);
+  w.m.put_i32(addr::kPassFrameTime, 2000);
+  w.m.put_i32(addr::kStepUnit, -1);
+  EXPECT_EQ(pod::race::race_step(w.m, racers).steps.size(), 0u);
+  EXPECT_EQ(frame().get(FrameTime::sum), 2000);
+  EXPECT_EQ(frame().get(FrameTime::step), 0);
 }
 
 // F154: no step while a time trial counts down; F160: the steps run during a race's countdown.
@@ -302,6 +311,24 @@ TEST_F(RaceLoop, F025_EachRacerInTurnThenTheCollisionPassOnce) {
   EXPECT_LT(dt_back, counts_pass);  // the collision pass reads the counts last
   EXPECT_EQ(w.m.i32(addr::kFrameTime), 0x888);
   EXPECT_TRUE(out.contacts.empty());  // 100 apart: no contact
+}
+
+// 003 Race::step, Cars::retrack: the simulation step ends with each racer's paths, after the
+// collision pass (port/CHOICES.md "The paths pass"): every racer's put-back mark [driver+0x58] is
+// taken down, the last racer's too.
+TEST_F(RaceLoop, TheStepEndsWithEveryRacersPaths) {
+  const pod::GuestAddr track = w.flat_track({0, 0, 0});
+  w.standard_car(0, 0, 0, 0, track);
+  w.standard_car(1, 100 << 16, 0, 0, track);
+  w.m.put_i32(addr::kHumanRacers, 2);
+  for (int r = 0; r < 2; ++r) {
+    w.driver(r).set(Driver::flags, 1u);
+    w.driver(r).set(Driver::put_back_mark, 1u);
+  }
+  frame().set(FrameTime::step_dt, 0x888);
+  pod::race::sim_step(w.m, racers);
+  EXPECT_EQ(w.driver(0).get(Driver::put_back_mark), 0u);
+  EXPECT_EQ(w.driver(1).get(Driver::put_back_mark), 0u);
 }
 
 }  // namespace

@@ -88,6 +88,18 @@ TEST_F(FactsStep, F027_InputBitsAndTheCountdownBrake) {
   EXPECT_EQ(car.get(Car::brake), 0x10000);
 }
 
+// Stage 3 (port/CHOICES.md "step::step"): an analog steering input is clamped to −1..1 before it
+// scales the limit, so past full lock the target is the limit exactly. With a steering limit of
+// 1.5 rad at rest (lim = qdiv(1.5, 1 + 0) = 1.5) and the wheels already at 1.5, an input of 3 leaves
+// them there: a clamp at 1 + 2^-16 would aim at mul16(0x10001, 0x18000) = 0x18001.
+TEST_F(FactsStep, AnalogSteeringPastFullLockAimsAtTheLimit) {
+  car.set(Car::steer_limit, 0x18000);
+  car.set(Car::steer, 0x18000);
+  driver.set(Driver::steering, 0x30000);
+  step();
+  EXPECT_EQ(car.get(Car::steer), 0x18000);
+}
+
 // F026: stages in order. The engine (7) follows the wheels through +0x444 as the torque stage (8)
 // left it last step, and the torque stage then sets +0x444 from this step's spins.
 TEST_F(FactsStep, F026_EngineStageRunsBeforeTheTorqueStage) {

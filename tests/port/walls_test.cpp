@@ -308,6 +308,33 @@ TEST(FactsFall, F080_PutBackWhenTenBelowTheSector) {
   EXPECT_FALSE(fall(9.9).first);
 }
 
+// F080 compares wheel 0 alone: with wheel 0 10.1 below the sector's low bound and wheel 1 only 9.5
+// below, the car is put back; with wheel 0 9.9 below and wheel 1 10.5 below, it is not.
+TEST(FactsFall, F080_OnlyWheelZeroIsCompared) {
+  const auto fall = [](double wheel0_below, double wheel1_below) {
+    World w;
+    const pod::GuestAddr track = w.flat_track({0});
+    const Car car = w.standard_car(0, 0, 0, 0, track);
+    w.m.put_u32(pod::addr::kRacePaths, 0);
+    // As F080_PutBackWhenTenBelowTheSector: the car lowered until wheel 0 is wheel0_below under the
+    // low bound (2 below the floor), then wheel 1 alone moved to wheel1_below.
+    const double dz = -(2.0 + wheel0_below) - 0.35;
+    car.set(Car::centre, Vec3{0, 0, World::fx(dz + 0.5)});
+    pod::suspension::place_points(w.m, car.addr());
+    const Vec3 p0 = car.point(0).get(Point::position);
+    const Vec3 p1 = car.point(1).get(Point::position);
+    car.point(1).set(Point::position, Vec3{p1.x, p1.y, p0.z + World::fx(wheel0_below - wheel1_below)});
+    for (int i = 0; i < Car::kPoints; ++i) car.point(i).set(Point::touching, std::uint8_t{0});
+    car.point(0).set(Point::face_mesh, w.m.u32(track));  // where a put-back places it
+    car.point(0).set(Point::face_number, 0);
+    car.point(0).set(Point::face_is_quad, std::uint8_t{1});
+    car.set(Car::velocity, Vec3{0, 0, -(5 << 16)});
+    return pod::collide::track(w.m, car.addr(), w.driver(0).addr());
+  };
+  EXPECT_TRUE(fall(10.1, 9.5)) << "wheel 0 is past 10 below";
+  EXPECT_FALSE(fall(9.9, 10.5)) << "wheel 1 past 10 below does not count";
+}
+
 // Stage 27: a touching wheel found past the top of its travel pushes the body up by the most any did;
 // the velocity into the ground along up is taken away.
 TEST(Travel, BottomedOutWheelPushesTheBody) {
