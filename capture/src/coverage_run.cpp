@@ -36,6 +36,22 @@ Result<Rerun> CaseRunner::run(const cases::Case& c, std::span<const cases::Poke>
   return r;
 }
 
+Result<Probe> probe_case(CaseRunner& runner, const cases::Case& c, const cases::Case& start,
+                         std::span<const cases::Poke> pokes) {
+  if (runner.collector().functions().empty())
+    return Error::make(Errc::kUsage, "probe of case {}: the runner watches no function", c.id);
+  Probe p;
+  LOCKSTEP_TRY(p.plain, runner.run(c, c.pokes));
+  p.plain_branches = runner.collector().functions().front().branches;
+  LOCKSTEP_TRY(p.poked, runner.run(start, pokes));
+  p.poked_branches = runner.collector().functions().front().branches;
+  for (std::size_t i = 0; i < p.poked_branches.size() && i < p.plain_branches.size(); ++i) {
+    p.poked_branches[i].taken -= p.plain_branches[i].taken;
+    p.poked_branches[i].fell_through -= p.plain_branches[i].fell_through;
+  }
+  return p;
+}
+
 namespace {
 
 std::vector<harness::CoverageCollector::Target> targets_for(const harness::Profile& profile,

@@ -1,7 +1,7 @@
-// Re-running cases (rerun_case, poke_inputs), the edge search (search_edge, parse_edge_goal),
-// appending poked cases to a corpus (add_cases) and a corpus's search (search_corpus_edges,
-// add_found_states), the parts of `lockstep probe` below the command. Cases are recorded
-// from Machine::call (to_case) on coverage_fixture.hpp's hand-written functions.
+// Re-running cases (rerun_case, poke_inputs), one case probed (probe_case), the edge search
+// (search_edge, parse_edge_goal), appending poked cases to a corpus (add_cases) and a corpus's search
+// (search_corpus_edges, add_found_states): the parts of `lockstep probe` below the command. Cases are
+// recorded from Machine::call (to_case) on coverage_fixture.hpp's hand-written functions.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -148,6 +148,36 @@ std::unique_ptr<capture::CaseRunner> runner_for(const World& w, GuestAddr fn, co
   auto r = capture::CaseRunner::create(w.snapshot, w.profile, "", {{fn, name}}, w.labels.get());
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? std::move(*r) : nullptr;
+}
+
+// probe_case: the plain run reproduces the case; the poked run's edges are its own, not added to the
+// plain run's (the collector's counts add up over runs: the difference is the probe's job).
+TEST(ProbeCase, ThePokedRunsEdgesAreCountedApartFromThePlainRuns) {
+  const World& w = world();
+  ASSERT_TRUE(w.ok);
+  auto rec = capture_machine(w);
+  ASSERT_TRUE(rec);
+  const cases::Case c = record_case(*rec, kRareInt, kThing, {{kCount, le32(5)}});  // the common path
+  auto runner = runner_for(w, kRareInt, "rare_int");
+  ASSERT_TRUE(runner);
+  const std::vector<cases::Poke> pokes{{kCount, le32(2000)}};  // past 1000: `jg rare` taken
+  auto p = capture::probe_case(*runner, c, c, pokes);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_TRUE(p->plain.same_as_case);
+  ASSERT_TRUE(p->poked.outcome.returned());
+  EXPECT_FALSE(p->poked.same_as_case);
+  EXPECT_EQ(p->poked.outcome.record.out.eax, snapshot_data_byte(kFlags));  // the rare path returns the flags
+  auto at = [&](const std::vector<harness::BranchSite>& sites) {
+    auto it = std::find_if(sites.begin(), sites.end(),
+                           [&](const harness::BranchSite& b) { return b.address == w.site(kRiJg); });
+    return it == sites.end() ? harness::BranchSite{} : *it;
+  };
+  const harness::BranchSite plain = at(p->plain_branches), poked = at(p->poked_branches);
+  EXPECT_EQ(plain.address, w.site(kRiJg));
+  EXPECT_EQ(plain.taken, 0u);
+  EXPECT_EQ(plain.fell_through, 1u);
+  EXPECT_EQ(poked.taken, 1u);
+  EXPECT_EQ(poked.fell_through, 0u);  // the plain run's fall-through is not counted again
 }
 
 TEST(SearchEdge, FindsAPokeThatTakesARareIntegerEdge) {

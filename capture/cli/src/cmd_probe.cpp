@@ -60,16 +60,6 @@ std::string branch_changes(const std::vector<harness::BranchSite>& before, const
   return out.empty() ? "    (none: every branch went the same ways)\n" : out;
 }
 
-std::vector<harness::BranchSite> minus(const std::vector<harness::BranchSite>& later,
-                                       const std::vector<harness::BranchSite>& earlier) {
-  std::vector<harness::BranchSite> d = later;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    d[i].taken -= earlier[i].taken;
-    d[i].fell_through -= earlier[i].fell_through;
-  }
-  return d;
-}
-
 // The port on a case the original produced; prints the verdict, returns the exit code.
 int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, const cases::Case& c,
                 const harness::Labeler& labels, Io& io) {
@@ -266,13 +256,10 @@ int run_probe(const ProbeArgs& a, Io& io) {
   }
   auto runner = capture::CaseRunner::create(*snapshot, *profile, driver, {{c.function, c.name}}, &labels);
   if (!runner.ok()) return report(io, runner.error());
-  auto& cov = (*runner)->collector();
-  auto plain = (*runner)->run(c, c.pokes);
-  if (!plain.ok()) return report(io, plain.error());
-  const auto after_plain = cov.functions().front().branches;
-  auto poked = (*runner)->run(start, pokes);
-  if (!poked.ok()) return report(io, poked.error());
-  const auto after_poked = cov.functions().front().branches;
+  auto probe = capture::probe_case(**runner, c, start, pokes);
+  if (!probe.ok()) return report(io, probe.error());
+  const capture::Rerun* plain = &probe->plain;
+  const capture::Rerun* poked = &probe->poked;
 
   fmt::print(io.out, "case {}:{} (step {}, racer {}, call {}){}\n", c.name, c.id, c.origin.step, c.origin.racer,
              c.origin.call_index, c.poked() ? " [poked]" : "");
@@ -301,7 +288,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
                "call), first at {}\n",
                poked->reads_outside_case.size(), labels.name(poked->reads_outside_case.front()));
   fmt::print(io.out, "branches that went another way than unpoked:\n{}",
-             branch_changes(after_plain, minus(after_poked, after_plain)));
+             branch_changes(probe->plain_branches, probe->poked_branches));
   const int verdict = replay_port(*a.bindings, *corpus, poked->as_case, labels, io);
   if (a.add) {
     if (pokes.empty() && !start.poked_registers)

@@ -39,6 +39,19 @@ class CaseRunner {
   std::unique_ptr<harness::Machine> machine_;
 };
 
+/// `lockstep probe` of one case: the case re-run as recorded, then from `start` (the case, perhaps with
+/// entry registers set) with `pokes`, on a runner watching the case's function; each run's branch
+/// edges counted apart (the collector's counts add up over runs).
+struct Probe {
+  Rerun plain;                                      ///< the case with its own pokes, as recorded
+  Rerun poked;                                      ///< from `start` with `pokes`
+  std::vector<harness::BranchSite> plain_branches;  ///< the edges the plain run took
+  std::vector<harness::BranchSite> poked_branches;  ///< the edges the poked run took, alone
+};
+/// Errors: as rerun_case's; a runner watching no function (kUsage).
+Result<Probe> probe_case(CaseRunner& runner, const cases::Case& c, const cases::Case& start,
+                         std::span<const cases::Poke> pokes);
+
 struct CoverageOptions {
   /// The functions to cover (empty: every function of the corpus; for driver runs, required).
   std::vector<harness::GuestAddr> functions;
