@@ -1,4 +1,38 @@
-"""What the call-list scripts share: printing their calls as a call list (capture/docs/call-list.md)."""
+"""What the call-list scripts share: values as pokes spell them, and printing their calls as a call list
+(capture/docs/call-list.md)."""
+import struct
+
+
+# Values as the call list's hex pokes spell them (little-endian bytes). 16.16 unless said.
+ONE = 1 << 16
+
+
+def fx(v):
+    """A real number as a 16.16 word, rounded to nearest."""
+    return int(round(v * ONE))
+
+
+def words(*values):
+    """Signed 32-bit words as hex."""
+    return struct.pack("<%di" % len(values), *values).hex()
+
+
+def vec(x, y, z):
+    """A 16.16 vector of three reals as hex."""
+    return words(fx(x), fx(y), fx(z))
+
+
+def u32(v):
+    """One 32-bit word as hex (any sign: its two's complement)."""
+    return struct.pack("<I", v & 0xFFFFFFFF).hex()
+
+
+def add(p, *terms):
+    """p plus each scale x vector of terms: add(p, (s, v), ...)."""
+    x, y, z = p
+    for s, v in terms:
+        x, y, z = x + s * v[0], y + s * v[1], z + s * v[2]
+    return (x, y, z)
 
 
 def toml_value(v, hex_above=None):

@@ -13,26 +13,7 @@ without their chain (F103), and every part bit's wheel hurts (F105). Values are 
 import math
 import struct
 
-from call_list import print_call_list
-
-ONE = 1 << 16
-
-
-def fx(v):
-    """A real number as a 16.16 word, rounded to nearest."""
-    return int(round(v * ONE))
-
-
-def words(*values):
-    return struct.pack("<%di" % len(values), *values).hex()
-
-
-def vec(x, y, z):
-    return words(fx(x), fx(y), fx(z))
-
-
-def u32(v):
-    return struct.pack("<I", v & 0xFFFFFFFF).hex()
+from call_list import add, fx, print_call_list, u32, vec, words
 
 
 def u8(v):
@@ -56,13 +37,6 @@ def yaw(deg):
 def pitch(deg):
     a = math.radians(deg)
     return (math.cos(a), 0.0, math.sin(a)), (0.0, 1.0, 0.0), (-math.sin(a), 0.0, math.cos(a))
-
-
-def add(p, *terms):
-    x, y, z = p
-    for s, v in terms:
-        x, y, z = x + s * v[0], y + s * v[1], z + s * v[2]
-    return (x, y, z)
 
 
 def place(racer, centre, axes=None, velocity=(0.0, 0.0, 0.0), sound=None):

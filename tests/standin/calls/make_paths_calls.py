@@ -18,24 +18,8 @@ number out of range. Values are 16.16 unless said. The rules: the table of choic
 
     python3 tests/standin/calls/make_paths_calls.py > tests/standin/calls/paths.toml
 """
-import struct
 
-from call_list import print_call_list
-
-ONE = 1 << 16
-
-
-def fx(v):
-    """A real number as a 16.16 word, rounded to nearest."""
-    return int(round(v * ONE))
-
-
-def u32(v):
-    return struct.pack("<I", v & 0xFFFFFFFF).hex()
-
-
-def vec(x, y, z):
-    return u32(fx(x)) + u32(fx(y)) + u32(fx(z))
+from call_list import fx, print_call_list, u32, vec
 
 
 def driver(r):

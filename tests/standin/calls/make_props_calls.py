@@ -24,26 +24,7 @@ list up; whole collision passes. Values are 16.16 unless said.
 import math
 import struct
 
-from call_list import print_call_list
-
-ONE = 1 << 16
-
-
-def fx(v):
-    """A real number as a 16.16 word, rounded to nearest."""
-    return int(round(v * ONE))
-
-
-def words(*values):
-    return struct.pack("<%di" % len(values), *values).hex()
-
-
-def vec(x, y, z):
-    return words(fx(x), fx(y), fx(z))
-
-
-def u32(v):
-    return struct.pack("<I", v & 0xFFFFFFFF).hex()
+from call_list import add, fx, print_call_list, u32, vec, words
 
 
 def u8s(*v):
@@ -298,13 +279,6 @@ for why, n, j, point, kw in impulses:
 CAR_SIZE = 0x558
 POINT = 0xD8
 WHEELS = [(1.3, 0.9), (-1.3, 0.9), (1.3, -0.9), (-1.3, -0.9)]
-
-
-def add(p, *terms):
-    x, y, z = p
-    for s, v in terms:
-        x, y, z = x + s * v[0], y + s * v[1], z + s * v[2]
-    return (x, y, z)
 
 
 def place_car(racer, centre, axes=None, velocity=(0.0, 0.0, 0.0)):
