@@ -37,28 +37,6 @@ constexpr GuestAddr kScratch = 0x65c000;                 // free memory of the p
 constexpr GuestAddr kRacerCounts = 0x61d5bc;
 
 struct Twin : standin_test::TwinMachine {
-  static std::optional<std::uint32_t> call(GuestAddr fn, std::vector<Arg> args, ReturnKind returns = ReturnKind::kNone) {
-    CallSpec spec;
-    spec.function = fn;
-    spec.args = std::move(args);
-    spec.returns = returns;
-    auto out = machine->call(spec);
-    EXPECT_TRUE(out.ok() && out->returned()) << (out.ok() ? format_fault(*out->fault) : out.error().message);
-    if (!out.ok() || !out->returned()) return std::nullopt;
-    return out->value.eax;
-  }
-  static std::int32_t get(GuestAddr a) {
-    auto b = machine->read(a, 4);
-    EXPECT_TRUE(b.ok());
-    std::int32_t v = 0;
-    if (b.ok()) std::memcpy(&v, b->data(), 4);
-    return v;
-  }
-  static void put(GuestAddr a, std::int32_t v) {
-    std::uint8_t b[4];
-    std::memcpy(b, &v, 4);
-    ASSERT_TRUE(machine->write(a, b).ok());
-  }
 };
 
 struct P { std::int32_t x, y, z; };

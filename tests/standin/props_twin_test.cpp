@@ -54,32 +54,6 @@ struct Twin : standin_test::TwinMachine {
     put(kFrame + 8, 0x888);  // the step's time, 1/30 s
   }
 
-  static void call(GuestAddr fn, std::vector<Arg> args) {
-    CallSpec spec;
-    spec.function = fn;
-    spec.args = std::move(args);
-    spec.returns = ReturnKind::kNone;
-    auto out = machine->call(spec);
-    EXPECT_TRUE(out.ok() && out->returned()) << (out.ok() ? format_fault(*out->fault) : out.error().message);
-  }
-  static std::int32_t get(GuestAddr a) {
-    auto b = machine->read(a, 4);
-    EXPECT_TRUE(b.ok());
-    std::int32_t v = 0;
-    if (b.ok()) std::memcpy(&v, b->data(), 4);
-    return v;
-  }
-  static std::uint8_t get8(GuestAddr a) {
-    auto b = machine->read(a, 1);
-    EXPECT_TRUE(b.ok());
-    return b.ok() ? (*b)[0] : 0;
-  }
-  static void put(GuestAddr a, std::int32_t v) {
-    std::uint8_t b[4];
-    std::memcpy(b, &v, 4);
-    ASSERT_TRUE(machine->write(a, b).ok());
-  }
-  static void put8(GuestAddr a, std::uint8_t v) { ASSERT_TRUE(machine->write(a, std::span<const std::uint8_t>(&v, 1)).ok()); }
 
   static GuestAddr prop(int k) { return kProps + kPropSize * static_cast<GuestAddr>(k); }
   static GuestAddr point(int k, int j) { return kPoints + 0x200u * static_cast<GuestAddr>(k) + kPointSize * static_cast<GuestAddr>(j); }

@@ -1,16 +1,21 @@
 // What every twin test shares (the stand-in's functions called one by one under lockstep's machine):
-// the stand-in's snapshot at its pause at step 2 (the emulated recording: the same on every machine)
-// and one machine on it for the whole test program, reset before each test.
+// the stand-in's snapshot at its pause at step 2 (the emulated recording: the same on every machine),
+// one machine on it for the whole test program, reset before each test, and the calls and the word
+// reads and writes the tests make on it.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "lockstep/harness/machine.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -54,6 +59,40 @@ struct TwinMachine : ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(machine) << setup_error;
     machine->reset();
+  }
+
+  /// Calls a stand-in function; its eax, or nothing when the call did not return (a test failure).
+  static std::optional<std::uint32_t> call(lockstep::harness::GuestAddr fn, std::vector<lockstep::harness::Arg> args,
+                                           lockstep::harness::ReturnKind returns = lockstep::harness::ReturnKind::kNone) {
+    lockstep::harness::CallSpec spec;
+    spec.function = fn;
+    spec.args = std::move(args);
+    spec.returns = returns;
+    auto out = machine->call(spec);
+    EXPECT_TRUE(out.ok() && out->returned())
+        << (out.ok() ? lockstep::harness::format_fault(*out->fault) : out.error().message);
+    if (!out.ok() || !out->returned()) return std::nullopt;
+    return out->value.eax;
+  }
+  static std::int32_t get(lockstep::harness::GuestAddr a) {
+    auto b = machine->read(a, 4);
+    EXPECT_TRUE(b.ok());
+    std::int32_t v = 0;
+    if (b.ok()) std::memcpy(&v, b->data(), 4);
+    return v;
+  }
+  static std::uint8_t get8(lockstep::harness::GuestAddr a) {
+    auto b = machine->read(a, 1);
+    EXPECT_TRUE(b.ok());
+    return b.ok() ? (*b)[0] : 0;
+  }
+  static void put(lockstep::harness::GuestAddr a, std::int32_t v) {
+    std::uint8_t b[4];
+    std::memcpy(b, &v, 4);
+    ASSERT_TRUE(machine->write(a, b).ok());
+  }
+  static void put8(lockstep::harness::GuestAddr a, std::uint8_t v) {
+    ASSERT_TRUE(machine->write(a, std::span<const std::uint8_t>(&v, 1)).ok());
   }
 };
 
