@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../standin/controller_output.hpp"
+#include "../standin/port_memory.hpp"
 #include "../standin/standin_process.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "pod/addresses.hpp"
@@ -43,8 +44,6 @@ using lockstep::capture::RecordKind;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kRacers = 8;
-constexpr pod::GuestAddr kSlipSlot = 0x00010000;
-constexpr pod::GuestAddr kThreadBlock = 0x00011000;
 
 using Output = standin_test::ControllerOutput;
 
@@ -128,16 +127,8 @@ std::optional<Recording> record(int passes, const std::filesystem::path& scratch
 /// Seconds of one round of the port over all the recording's passes.
 double port_round(const Recording& rec) {
   pod::FlatMemory m;
-  for (const auto& r : rec.snapshot.regions) {
-    auto& bytes = m.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
-    std::copy(r.bytes.begin(), r.bytes.end(), bytes.begin());
-  }
-  m.map(kSlipSlot, 0x1000);
-  m.map(kThreadBlock, 0x1000);
-  pod::step::Scratch s;
-  s.stale_slot = kSlipSlot;
-  s.thread_block = kThreadBlock;
-  pod::Race race(m, s);
+  standin_test::map_port_memory(m, rec.snapshot);
+  pod::Race race(m, standin_test::port_scratch());
   for (int r = 0; r < kRacers; ++r)
     race.set_controller(r, [&rec, r](pod::Memory& mem, pod::GuestAddr, pod::GuestAddr) {
       const auto index = static_cast<std::size_t>(mem.i32(pod::addr::kFrameTime + 0xc) - rec.first_step) * kRacers +

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../standin/controller_output.hpp"
+#include "../standin/port_memory.hpp"
 #include "../standin/standin_process.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/harness/labels.hpp"
@@ -65,23 +66,12 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   ASSERT_TRUE(profile.ok()) << profile.error().message;
   const lockstep::harness::Labeler names(*profile);
 
-  // The game's memory: every region of the snapshot, plus pages for the slip ratio's word (the
-  // original's is on its stack) and rand()'s C library block (the original's is the thread's own; the
-  // smoke it draws is no FRAME block, F169).
+  // The game's memory (port_memory.hpp): every region of the snapshot and the port's scratch pages (the
+  // smoke rand() draws is no FRAME block, F169).
+  ASSERT_FALSE(standin_test::scratch_pages_taken(*run->snapshot)) << "the scratch pages are in the stand-in's image";
   pod::FlatMemory m;
-  for (const auto& r : run->snapshot->regions) {
-    auto& bytes = m.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
-    std::copy(r.bytes.begin(), r.bytes.end(), bytes.begin());
-  }
-  constexpr pod::GuestAddr kSlipSlot = 0x00010000;
-  constexpr pod::GuestAddr kThreadBlock = 0x00011000;
-  ASSERT_FALSE(m.mapped(kSlipSlot, 0x2000)) << "the scratch pages are in the stand-in's image";
-  m.map(kSlipSlot, 0x1000);
-  m.map(kThreadBlock, 0x1000);
-  pod::step::Scratch s;
-  s.stale_slot = kSlipSlot;
-  s.thread_block = kThreadBlock;
-  pod::Race race(m, s);
+  standin_test::map_port_memory(m, *run->snapshot);
+  pod::Race race(m, standin_test::port_scratch());
   const int props_at_start = race.props();
   std::vector<pod::PropState> props_before;
   for (int i = 0; i < props_at_start; ++i) props_before.push_back(race.prop(i));

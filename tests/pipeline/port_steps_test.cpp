@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 
+#include "../standin/port_memory.hpp"
 #include "../standin/standin_process.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "pod/addresses.hpp"
@@ -33,18 +34,6 @@ TEST(PortWholeSteps, EveryRecordedCarStepOfTheStandInComesOutOfThePort) {
   auto log = lockstep::capture::read_state_log(log_path);
   ASSERT_TRUE(log.ok()) << log.error().message;
 
-  // The game's memory: every region of the snapshot, plus a page for the slip ratio's word (below the
-  // step's stack frame in the original; any free word for the port).
-  pod::FlatMemory base;
-  for (const auto& r : run->snapshot->regions) {
-    auto& bytes = base.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
-    std::copy(r.bytes.begin(), r.bytes.end(), bytes.begin());
-  }
-  // rand()'s C library block, the smoke's (the original's is the thread's own; no PHYS block holds it).
-  constexpr pod::GuestAddr kSlipSlot = 0x00010000;
-  constexpr pod::GuestAddr kThreadBlock = 0x00011000;
-  base.map(kSlipSlot, 0x1000);
-
   std::map<std::pair<std::uint32_t, std::int32_t>, const Record*> phys;
   for (const auto& r : log->records)
     if (r.kind == RecordKind::kPhys) phys[{r.step, r.racer}] = &r;
@@ -56,18 +45,13 @@ TEST(PortWholeSteps, EveryRecordedCarStepOfTheStandInComesOutOfThePort) {
     ++steps;
     auto it = phys.find({ctrl.step, ctrl.racer});
     ASSERT_NE(it, phys.end()) << "no PHYS record for step " << ctrl.step << " racer " << ctrl.racer;
+    // The game's memory (port_memory.hpp), fresh for every racer turn: the snapshot's regions and the
+    // port's scratch pages, then the CTRL record's blocks.
     pod::FlatMemory m;
-    for (const auto& r : run->snapshot->regions) {
-      auto& bytes = m.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
-      base.read_bytes(r.base, bytes.data(), bytes.size());
-    }
-    m.map(kSlipSlot, 0x1000);
-    m.map(kThreadBlock, 0x1000);
+    standin_test::map_port_memory(m, *run->snapshot);
     for (const auto& b : ctrl.blocks) m.write_bytes(b.address, b.bytes.data(), b.bytes.size());
     const auto racer = static_cast<std::uint32_t>(ctrl.racer);
-    pod::step::Scratch s;
-    s.stale_slot = kSlipSlot;
-    s.thread_block = kThreadBlock;
+    pod::step::Scratch s = standin_test::port_scratch();
     pod::step::racer_step_from_controls(m, pod::addr::kRaceCars + racer * 0x558,
                                         pod::addr::kDrivers + racer * pod::addr::kDriverSize, s);
     bool same = true;
