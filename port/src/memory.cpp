@@ -35,14 +35,14 @@ std::vector<std::uint8_t>& FlatMemory::map(GuestAddr base, std::uint32_t size) {
   auto at = std::lower_bound(ranges_.begin(), ranges_.end(), base,
                              [](const Range& r, GuestAddr b) { return r.base < b; });
   at = ranges_.insert(at, Range{base, std::vector<std::uint8_t>(size, 0)});
-  slot_page_ = filled(kNoPage);  // range indexes moved
+  slot_page_ = {};  // range indexes moved
   return at->bytes;
 }
 
 const FlatMemory::Range* FlatMemory::find(GuestAddr address) const {
   const std::uint32_t page = address >> 12;
   const std::size_t slot = page % kPageSlots;
-  if (slot_page_[slot] == page) {
+  if (slot_page_[slot] == page + 1) {
     const Range& r = ranges_[slot_range_[slot]];
     if (address >= r.base && address - r.base < r.bytes.size()) return &r;
   }
@@ -51,7 +51,7 @@ const FlatMemory::Range* FlatMemory::find(GuestAddr address) const {
   if (it == ranges_.begin()) return nullptr;
   --it;
   if (address - it->base >= it->bytes.size()) return nullptr;
-  slot_page_[slot] = page;
+  slot_page_[slot] = page + 1;
   slot_range_[slot] = static_cast<std::uint32_t>(it - ranges_.begin());
   return &*it;
 }

@@ -258,12 +258,12 @@ int run_probe(const ProbeArgs& a, Io& io) {
   if (!runner.ok()) return report(io, runner.error());
   auto probe = capture::probe_case(**runner, c, start, pokes);
   if (!probe.ok()) return report(io, probe.error());
-  const capture::Rerun* plain = &probe->plain;
-  const capture::Rerun* poked = &probe->poked;
+  const capture::Rerun& plain = probe->plain;
+  const capture::Rerun& poked = probe->poked;
 
   fmt::print(io.out, "case {}:{} (step {}, racer {}, call {}){}\n", c.name, c.id, c.origin.step, c.origin.racer,
              c.origin.call_index, c.poked() ? " [poked]" : "");
-  if (!plain->same_as_case)
+  if (!plain.same_as_case)
     fmt::print(io.out, "warning: the unpoked re-run does not reproduce the recorded case; the snapshot may not be the "
                        "state the case was captured on\n");
   for (const auto& p : pokes) {
@@ -271,8 +271,8 @@ int run_probe(const ProbeArgs& a, Io& io) {
     for (auto b : p.bytes) hex += fmt::format("{:02x} ", b);
     fmt::print(io.out, "poke {}: {}\n", labels.name(p.address), hex);
   }
-  if (poked->outcome.fault) {
-    fmt::print(io.out, "original: FAULTED on the poked state\n{}", harness::format_fault(*poked->outcome.fault));
+  if (poked.outcome.fault) {
+    fmt::print(io.out, "original: FAULTED on the poked state\n{}", harness::format_fault(*poked.outcome.fault));
     return kExitGuestFault;
   }
   if (start.poked_registers)
@@ -281,19 +281,19 @@ int run_probe(const ProbeArgs& a, Io& io) {
                start.in.ecx);
   fmt::print(io.out, "original (Unicorn, from the case's state{}):\n{}",
              pokes.empty() && !start.poked_registers ? "" : " + pokes",
-             harness::format_effects(poked->outcome.record.effects, labels));
-  if (!poked->reads_outside_case.empty())
+             harness::format_effects(poked.outcome.record.effects, labels));
+  if (!poked.reads_outside_case.empty())
     fmt::print(io.out,
                "  {} bytes read that the case does not hold (values from the snapshot, not from the moment of the "
                "call), first at {}\n",
-               poked->reads_outside_case.size(), labels.name(poked->reads_outside_case.front()));
+               poked.reads_outside_case.size(), labels.name(poked.reads_outside_case.front()));
   fmt::print(io.out, "branches that went another way than unpoked:\n{}",
              branch_changes(probe->plain_branches, probe->poked_branches));
-  const int verdict = replay_port(*a.bindings, *corpus, poked->as_case, labels, io);
+  const int verdict = replay_port(*a.bindings, *corpus, poked.as_case, labels, io);
   if (a.add) {
     if (pokes.empty() && !start.poked_registers)
       return report(io, Error::make(Errc::kUsage, "--add keeps a poked state; give --poke"));
-    cases::Case keep = poked->as_case;
+    cases::Case keep = poked.as_case;
     keep.note = fmt::format("probe of case {}", c.id);
     const std::string name = c.name;  // `c` points into the corpus add_cases rewrites
     auto ids = cases::add_cases(a.corpus, *corpus, {keep});

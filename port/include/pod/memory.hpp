@@ -115,16 +115,11 @@ class FlatMemory final : public Memory {
   // The range that held an address of each recently used 4 KiB page, by page number modulo the slot
   // count: a step reads a car, its driver, track faces and tables in turn, so one "last range" missed
   // often and every miss searched the ranges. A slot only remembers: the range is still checked for
-  // the address (a page can hold the end of one range and the start of another).
+  // the address (a page can hold the end of one range and the start of another). A slot holds its
+  // page number + 1 (page numbers are below 2^20), so 0 is an empty slot.
   static constexpr std::size_t kPageSlots = 64;
-  static constexpr std::uint32_t kNoPage = 0xffffffffu;  // page numbers are below 2^20
-  mutable std::array<std::uint32_t, kPageSlots> slot_page_ = filled(kNoPage);
+  mutable std::array<std::uint32_t, kPageSlots> slot_page_{};
   mutable std::array<std::uint32_t, kPageSlots> slot_range_{};
-  static constexpr std::array<std::uint32_t, kPageSlots> filled(std::uint32_t v) {
-    std::array<std::uint32_t, kPageSlots> a{};
-    a.fill(v);
-    return a;
-  }
 };
 
 }  // namespace pod
