@@ -3,6 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -26,6 +29,11 @@ struct Command {
 
 /// Prints an Error as "lockstep: error (kind): message" and returns its exit code.
 int report(Io& io, const Error& e);
+
+/// The whole command line: every command (all_commands) with its options, and the action of each
+/// into `actions`. run() parses with it; tests walk its options.
+std::unique_ptr<CLI::App> make_command_line(const cases::BindingSet& bindings,
+                                            std::vector<std::pair<CLI::App*, Action>>& actions);
 
 // Every command, one function each (cmd_<name>.cpp).
 Command snapshot_command();

@@ -4,6 +4,8 @@
 #include "lockstep/base/numbers.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -260,7 +262,13 @@ Result<Arg> parse_call_arg(std::string_view text, ArgType type, const Labeler& l
     const std::string s(as_f64 ? text.substr(4) : text);
     char* end = nullptr;
     const double d = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size()) return Error::make(Errc::kUsage, "argument '{}' is not a number", text);
+    if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s.front())))
+      return Error::make(Errc::kUsage, "argument '{}' is not a number", text);
+    // 1e400 would become infinity, "nan" a NaN no recorded call holds: refused (hex: gives any bytes).
+    if (!std::isfinite(d))
+      return Error::make(Errc::kUsage, "argument '{}' is not a finite double (past +-1.8e308, or inf/nan); give "
+                                       "its bytes with hex: if that is meant",
+                         text);
     return Arg::f(d);
   }
   // A negative integer argument ("-3", "-0x10000") is passed as its 32-bit two's complement. Only an

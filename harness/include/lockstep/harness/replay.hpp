@@ -51,6 +51,7 @@ struct FunctionOutcome {
 struct ReplayResult {
   std::vector<FunctionOutcome> functions;
   Shard shard;  ///< the shard this result covers (1/1: the whole corpus)
+  std::string corpus_sha256;  ///< the replayed corpus's identity (cases::Corpus::manifest_sha256)
   std::uint32_t total_cases() const;
   std::uint32_t total_matched() const;
   std::uint32_t total_mismatched() const;
@@ -89,9 +90,16 @@ class Labeler;
 Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
 
 std::string format_table(const ReplayResult& r);
-/// The report a porter reads for one mismatching case.
-std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer);
+/// The size a mismatch report grows to before it stops (64 KiB: a few hundred differing fields with
+/// their writers, read at a glance); a case writing megabytes differently is summed up past it.
+inline constexpr std::size_t kMismatchReportBytes = std::size_t{64} << 10;
+/// The report a porter reads for one mismatching case: at most about `max_bytes` (a field and its
+/// writer lines past it), then a line saying how many differing bytes, from where, were left out.
+std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer,
+                            std::size_t max_bytes = kMismatchReportBytes);
 
+/// The JSON report's version: 2 names the corpus ("corpus": its manifest's SHA-256).
+inline constexpr std::uint32_t kReportVersion = 2;
 /// Machine-readable reports.
 std::string to_json(const ReplayResult& r);
 std::string to_junit(const ReplayResult& r);
