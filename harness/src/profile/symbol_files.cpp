@@ -150,7 +150,10 @@ Result<SymbolTable> parse_ghidra_csv(std::string_view text, std::string_view wha
   for (std::size_t i = header_line + 1; i < lines.size(); ++i) {
     if (trim(lines[i]).empty()) continue;
     const auto f = csv_fields(lines[i]);
-    auto col = [&](int c) -> std::string_view { return c >= 0 && static_cast<std::size_t>(c) < f.size() ? f[static_cast<std::size_t>(c)] : ""; };
+    auto col = [&](int c) -> std::string_view {
+      if (c < 0 || static_cast<std::size_t>(c) >= f.size()) return {};
+      return f[static_cast<std::size_t>(c)];
+    };
     auto addr = symbol_hex(col(loc_col));
     if (!addr)
       return Error::make(Errc::kMalformed, "{}:{}: location '{}' is not a hex address", what, i + 1, col(loc_col));
