@@ -47,8 +47,8 @@ ordered_json totals_json(const ProgressTotals& t) {
 }  // namespace
 
 std::string format_progress(const ProgressReport& r) {
-  std::string out = fmt::format("progress of the port against {} over {} corpus{}\n", r.profile, r.corpora.size(),
-                                r.corpora.size() == 1 ? "" : "es");
+  std::string out = fmt::format("progress of the port against {} over {} {}\n", r.profile, r.corpora.size(),
+                                r.corpora.size() == 1 ? "corpus" : "corpora");
   for (const auto& m : r.modules) {
     out += fmt::format("\n{}: {}\n", m.name, totals_line(m));
     for (const auto& f : r.functions) {
