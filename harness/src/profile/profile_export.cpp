@@ -125,8 +125,7 @@ std::string ghidra_script(const Profile& p) {
       "# Names the functions, structs and labels of the lockstep profile {} in the open program.\n"
       "# Written by `lockstep profile export --ghidra` from {}; run it from Ghidra's Script Manager\n"
       "# (Python: Jython in Ghidra 11, PyGhidra in 12). Existing functions are renamed, missing ones made.\n"
-      "# @category lockstep\n"
-      "# @runtime Jython\n\n",
+      "# @category lockstep\n\n",
       script_quoted(p.name), p.source);
   out += python_tables(p);
   out += R"PY(

@@ -95,6 +95,8 @@ Status read_elf(std::span<const std::uint8_t> bytes, const SymbolLimits& limits,
   if (ident[4] != 1)
     return Error::make(Errc::kUnsupported, "{}: a 64-bit ELF file; lockstep reads 32-bit originals", t.what);
   if (ident[5] != 1) return Error::make(Errc::kUnsupported, "{}: a big-endian ELF file", t.what);
+  if (const std::uint16_t machine = static_cast<std::uint16_t>(ident[0x12] | (ident[0x13] << 8)); machine != 3)
+    return Error::make(Errc::kUnsupported, "{}: an ELF file for machine {}, not i386 (3)", t.what, machine);
   LOCKSTEP_TRY(auto sections, elf_sections(r));
   for (std::uint32_t want : {kShtSymtab, kShtDynsym}) {
     for (const auto& s : sections)
@@ -111,11 +113,13 @@ Status read_elf(std::span<const std::uint8_t> bytes, const SymbolLimits& limits,
 // The export directory: each exported RVA that lies in a section, by name (ordinal-only exports are
 // named "#ordinal").
 Status read_pe_exports(const Pe32Image& pe, std::uint32_t dir_rva, const SymbolLimits& limits, SymbolTable& t) {
+  // n bytes of the file at an RVA (n = 0: up to the end of its section's file bytes).
   auto at = [&](std::uint32_t rva, std::uint32_t n, std::string_view field) -> Result<std::span<const std::uint8_t>> {
     for (const auto& s : pe.sections)
       if (rva >= s.virtual_address && rva - s.virtual_address < s.raw_size) {
-        const std::uint32_t off = s.raw_offset + (rva - s.virtual_address);
-        return ByteReader(pe.file, t.what).slice(off, n, field);
+        const std::uint64_t off = std::uint64_t{s.raw_offset} + (rva - s.virtual_address);
+        const std::uint64_t rest = s.raw_size - (rva - s.virtual_address);
+        return ByteReader(pe.file, t.what).slice(off, n ? n : std::min<std::uint64_t>(rest, pe.file.size() - std::min<std::uint64_t>(off, pe.file.size())), field);
       }
     return Error::make(Errc::kMalformed, "{}: {} at RVA 0x{:x} lies in no section's file bytes", t.what, field, rva);
   };
@@ -139,10 +143,8 @@ Status read_pe_exports(const Pe32Image& pe, std::uint32_t dir_rva, const SymbolL
       std::uint16_t index = 0;
       std::memcpy(&name_rva, nm.data() + 4 * i, 4);
       std::memcpy(&index, od.data() + 2 * i, 2);
-      LOCKSTEP_TRY(auto s, at(name_rva, 1, "export name"));
-      const auto* sec = pe.section_at(pe.image_base + name_rva);
-      const std::uint32_t room = sec ? sec->raw_size - (name_rva - sec->virtual_address) : 1;
-      LOCKSTEP_TRY(auto name, table_string(std::span(s.data(), room), 0, limits.max_name_bytes, t.what, "export"));
+      LOCKSTEP_TRY(auto s, at(name_rva, 0, "export name"));
+      LOCKSTEP_TRY(auto name, table_string(s, 0, limits.max_name_bytes, t.what, "export"));
       if (index < nfuncs) by_index[index] = std::move(name);
     }
   }
