@@ -19,7 +19,7 @@ namespace {
 std::vector<Command> all_commands() {
   return {snapshot_command(), info_command(),   call_command(),          check_steps_command(),
           capture_command(),  replay_command(), merge_reports_command(), coverage_command(),
-          probe_command(),    version_command()};
+          probe_command(),    progress_command(), profile_command(),       version_command()};
 }
 
 }  // namespace

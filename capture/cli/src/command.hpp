@@ -44,6 +44,8 @@ Command capture_command();
 Command replay_command();
 Command merge_reports_command();
 Command coverage_command();
+Command progress_command();
+Command profile_command();
 Command probe_command();
 Command version_command();
 
