@@ -127,6 +127,32 @@ TEST(WriterReport, AMismatchNamesTheStoreThatWroteTheField) {
   EXPECT_TRUE(found_writer) << "no '>' line for the writer:\n" << text;
   EXPECT_LE(before, harness::kMaxSliceInstructions) << text;
 
+  // Every byte shown was written by both sides: no `..`, so no legend for it.
+  EXPECT_EQ(text.find(" .. "), std::string::npos) << text;
+  EXPECT_EQ(text.find("(`..`: a byte not written"), std::string::npos) << text;
+  // A port that leaves the field's bytes unwritten: its line shows `..`, and the legend says what it means.
+  cases::BindingSet silent = pod::bindings::all();
+  for (auto& b : silent)
+    if (b.address == kEngine)
+      b.run = [right = b.run, &labels](const cases::Case& cs) {
+        cases::PortEffects fx = right(cs);
+        cases::ByteMap kept;
+        fx.writes.for_each([&](std::uint32_t a, std::uint8_t v) {
+          if (labels.name(a).find(" engine_speed") == std::string::npos) kept.set(a, v);
+        });
+        fx.writes = kept;
+        return fx;
+      };
+  auto silent_result = harness::replay(*corpus, silent, opt);
+  ASSERT_TRUE(silent_result.ok());
+  ASSERT_EQ(silent_result->functions[0].failures.size(), 1u);
+  const std::string silent_text = harness::format_mismatch(silent_result->functions[0],
+                                                           silent_result->functions[0].failures[0],
+                                                           harness::corpus_namer(*corpus, &labels));
+  EXPECT_NE(silent_text.find("    port     .. .. .. .. "), std::string::npos) << silent_text;
+  EXPECT_NE(silent_text.find("(`..`: a byte not written: on the port's line, one the port did not write"), std::string::npos)
+      << silent_text;
+
   // The same case without writers (as a file of version 2 reads): the report says they are unknown.
   cases::Corpus old = *corpus;
   for (auto& f : old.files)
