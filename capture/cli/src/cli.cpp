@@ -125,6 +125,7 @@ int run(std::span<const std::string_view> args, Io io, const cases::BindingSet& 
 }
 
 int run(int argc, const char* const* argv, Io io, const cases::BindingSet& bindings) {
+  if (argc > 0 && argv[0] != nullptr && argv[0][0] != '\0') io.program = argv[0];
   try {
     return run(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + (argc > 0 ? argc : 0)), io, bindings);
   } catch (const std::bad_alloc&) {

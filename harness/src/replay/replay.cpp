@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lockstep/base/numbers.hpp"
+#include "lockstep/harness/data_slice.hpp"
 #include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "../markup.hpp"
@@ -155,9 +156,37 @@ Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size
     }
     return {};
   };
-  n.disassembly = [listing](std::uint32_t fn) { return format_listing(listing(fn)); };
-  n.writer_context = [listing](std::uint32_t fn, std::uint32_t writer) {
-    return format_writer_context(listing(fn), writer, kWriterContext);
+  // A call's target by the profile's name for it, else by its case file's.
+  CodeNamer name_of = [&corpus, labels](std::uint32_t target) {
+    std::string name = labels ? labels->function_name(target) : std::string();
+    for (const auto& f : corpus.files)
+      if (name.empty() && f.function == target) name = f.name;
+    return name;
+  };
+  n.disassembly = [listing, name_of](std::uint32_t fn) { return format_listing(listing(fn), name_of); };
+  n.writer_context = [&corpus, listing, name_of](std::uint32_t fn, std::uint32_t writer, bool on_stack) {
+    // The function's own code, else the corpus function it called that holds the writer.
+    std::uint32_t owner = fn;
+    std::vector<Instruction> code = listing(fn);
+    auto holds = [writer](const std::vector<Instruction>& l) {
+      return std::any_of(l.begin(), l.end(), [writer](const Instruction& i) { return i.address == writer; });
+    };
+    for (std::size_t k = 0; k < corpus.files.size() && !holds(code); ++k) {
+      owner = corpus.files[k].function;
+      if (owner != fn) code = listing(owner);
+    }
+    if (!holds(code)) return std::string();
+    const ResolvedWriter w = resolve_writer(code, writer, on_stack);
+    std::string slice = format_data_slice(code, owner, w.address, name_of);
+    std::string head = fmt::format("written last by 0x{:08x}", w.address);
+    if (owner != fn) head += fmt::format(" in {}, a function it called", name_of(owner));
+    if (w.moved)
+      head += fmt::format(" (the capture noted 0x{:08x}: an x87 or SSE store leaves the emulator's instruction pointer "
+                          "at the last integer memory access before it)", writer);
+    else if (!w.candidates.empty())
+      head += fmt::format(" (an instruction that writes no memory: the store is one of the x87 or SSE stores after it, "
+                          "at 0x{:08x})", fmt::join(w.candidates, ", 0x"));
+    return head + ":\n" + slice;
   };
   return n;
 }
@@ -177,6 +206,10 @@ std::string format_table(const ReplayResult& r) {
 
 namespace {
 
+// How far a call's stack reaches from its entry esp, for telling a stack byte from others: its
+// arguments above, its own and its callees' frames below.
+constexpr std::uint32_t kStackArgumentsSpan = 0x1000, kStackFrameSpan = 0x100000;
+
 std::string hex_or(std::optional<std::uint8_t> v) { return v ? fmt::format("{:02x}", *v) : std::string(".."); }
 
 }  // namespace
@@ -189,7 +222,7 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
   s += fmt::format("  [from snapshot {}, {} record {}, step {}, racer {}, call {}]\n",
                    c.origin.snapshot_sha256.substr(0, 12), c.origin.record, c.origin.record_index, c.origin.step,
                    c.origin.racer, c.origin.call_index);
-  s += fmt::format("  reproduce: lockstep replay CORPUS --case 0x{:08x}:{}\n", f.function, c.id);
+  s += fmt::format("  reproduce: {} --case 0x{:08x}:{}\n", namer.replay_command, f.function, c.id);
   if (c.poked()) {
     s += "  poked:";
     for (const auto& p : c.pokes) s += fmt::format(" 0x{:08x}={:02x}", p.address, fmt::join(p.bytes, ""));
@@ -213,7 +246,7 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     return it != cmp.bytes.end() && it->address == a ? &*it : nullptr;
   };
   // The cause of each differing byte the original wrote: the instruction that wrote it last, shown
-  // under its field with the instructions before it in its basic block.
+  // under its field with the instructions its value and address came from (its data slice).
   auto writers_of = [&](const Group& g) {
     std::string w;
     if (!c.writers_known()) return w;
@@ -230,13 +263,16 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     }
     for (const auto& [wr, lo, hi] : spans) {
       const std::string bytes = lo == hi ? fmt::format("byte 0x{:08x}", lo) : fmt::format("bytes 0x{:08x}..0x{:08x}", lo, hi);
-      std::string ctx = namer.writer_context ? namer.writer_context(f.function, wr) : std::string();
+      // The call's stack: below its entry esp (its frame, its callees') or just above (its arguments).
+      const bool on_stack = lo >= c.in.esp ? lo - c.in.esp < kStackArgumentsSpan : c.in.esp - lo < kStackFrameSpan;
+      std::string ctx = namer.writer_context ? namer.writer_context(f.function, wr, on_stack) : std::string();
       if (ctx.empty()) {
         w += fmt::format("    {} written last by 0x{:08x} (outside this function's listing: a function it called)\n",
                          bytes, wr);
       } else {
-        w += fmt::format("    {} written last by 0x{:08x}:\n", bytes, wr);
-        std::size_t pos = 0;
+        const std::size_t head = ctx.find('\n');  // "written last by 0x...:", then the slice's lines
+        w += fmt::format("    {} {}\n", bytes, ctx.substr(0, head));
+        std::size_t pos = head == std::string::npos ? ctx.size() : head + 1;
         while (pos < ctx.size()) {
           const std::size_t nl = ctx.find('\n', pos);
           w += "    " + ctx.substr(pos, nl - pos) + "\n";
@@ -250,6 +286,7 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
   if (!c.writers_known() && !cmp.bytes.empty())
     s += "  (no writers: this case file predates version 3, which records the instruction behind each written "
          "byte; capture again to see them)\n";
+  bool unwritten_shown = false;  // a `..` was printed: the legend follows the fields
   std::size_t next = 0;  // the first differing byte no group holds yet
   while (next < cmp.bytes.size()) {
     if (s.size() >= max_bytes) {
@@ -280,6 +317,7 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
         p = o;  // not differing: the port wrote the same (or neither wrote it)
       }
       if (!o) o = c.inputs.get(a);  // show the unchanged value where the original did not write
+      unwritten_shown = unwritten_shown || !o || !p;
       orig += hex_or(o) + " ";
       port += hex_or(p) + " ";
       mark += dd ? " * " : "   ";
@@ -288,6 +326,9 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
                      extra_only ? " (the port wrote bytes the original left alone)" : "", orig, port, mark);
     s += writers_of(g);
   }
+  if (unwritten_shown)
+    s += "  (`..`: a byte not written: on the port's line, one the port did not write; on the original's, one "
+         "the original neither wrote nor read, so the case holds no value for it)\n";
   for (const auto& r : cmp.registers)
     s += fmt::format("  register {}: original {} / port {}\n", r.name, r.original, r.port);
   if (!cmp.outside_reads.empty()) {

@@ -72,21 +72,21 @@ struct FieldName {
 struct Namer {
   std::function<std::optional<FieldName>(std::uint32_t address)> field;
   std::function<std::string(std::uint32_t function)> disassembly;  ///< the original function's listing
-  /// The listing lines of the instruction at `writer` in `function`'s code, after the few before it in
-  /// its basic block (kWriterContext at most); empty when the listing does not hold it.
-  std::function<std::string(std::uint32_t function, std::uint32_t writer)> writer_context;
+  /// For a byte the case records as written by `writer` in `function`'s code: "written last by
+  /// 0x...:" and the store's data slice (data_slice.hpp: the instructions that computed the value it
+  /// stored and its address, the writer marked `>`), the store found as resolve_writer finds it
+  /// (`on_stack`: the byte lies in the call's stack); empty when the listing does not hold `writer`.
+  std::function<std::string(std::uint32_t function, std::uint32_t writer, bool on_stack)> writer_context;
+  /// What a report's "reproduce" line runs, before the case's `--case`: the executable that ran and
+  /// the corpus, as the porter typed them ("build/mygame_lockstep replay corpus").
+  std::string replay_command = "lockstep replay CORPUS";
 };
-
-/// How many instructions before a writing instruction a mismatch report shows: those of the same
-/// basic block, at most this many — enough for one expression of compiled x87 or integer code (the
-/// loads, the arithmetic, the store: `fld`, `fmul`, `fadd`, `fstp`), few enough that every differing
-/// field's cause reads at a glance. The whole listing follows at the report's end.
-inline constexpr std::size_t kWriterContext = 4;
 
 class Labeler;
 /// The namer replay reports use: fields from the profile's labels (when `labels` is given; it must
-/// outlive the namer), and the original's listing from the code bytes each case file carries, at
-/// most `max_instructions` long. `corpus` must outlive the namer.
+/// outlive the namer), the original's listing from the code bytes each case file carries, at most
+/// `max_instructions` long, its calls' targets named by the profile's functions (or the corpus's).
+/// `corpus` must outlive the namer.
 Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
 
 std::string format_table(const ReplayResult& r);
