@@ -129,14 +129,14 @@ class TracingMemory final : public pod::Memory {
   explicit TracingMemory(pod::Memory& inner) : inner_(inner) {}
   std::vector<Access> trace;
 
-  std::uint8_t load8(pod::GuestAddr a) override { return note(a, 1, false), inner_.load8(a); }
-  std::uint16_t load16(pod::GuestAddr a) override { return note(a, 2, false), inner_.load16(a); }
-  std::uint32_t load32(pod::GuestAddr a) override { return note(a, 4, false), inner_.load32(a); }
-  std::uint64_t load64(pod::GuestAddr a) override { return note(a, 8, false), inner_.load64(a); }
-  void store8(pod::GuestAddr a, std::uint8_t v) override { note(a, 1, true), inner_.store8(a, v); }
-  void store16(pod::GuestAddr a, std::uint16_t v) override { note(a, 2, true), inner_.store16(a, v); }
-  void store32(pod::GuestAddr a, std::uint32_t v) override { note(a, 4, true), inner_.store32(a, v); }
-  void store64(pod::GuestAddr a, std::uint64_t v) override { note(a, 8, true), inner_.store64(a, v); }
+  std::uint8_t load8_slow(pod::GuestAddr a) override { return note(a, 1, false), inner_.load8(a); }
+  std::uint16_t load16_slow(pod::GuestAddr a) override { return note(a, 2, false), inner_.load16(a); }
+  std::uint32_t load32_slow(pod::GuestAddr a) override { return note(a, 4, false), inner_.load32(a); }
+  std::uint64_t load64_slow(pod::GuestAddr a) override { return note(a, 8, false), inner_.load64(a); }
+  void store8_slow(pod::GuestAddr a, std::uint8_t v) override { note(a, 1, true), inner_.store8(a, v); }
+  void store16_slow(pod::GuestAddr a, std::uint16_t v) override { note(a, 2, true), inner_.store16(a, v); }
+  void store32_slow(pod::GuestAddr a, std::uint32_t v) override { note(a, 4, true), inner_.store32(a, v); }
+  void store64_slow(pod::GuestAddr a, std::uint64_t v) override { note(a, 8, true), inner_.store64(a, v); }
 
   /// The index of the first (or last) access of that kind to the address, or -1.
   long first(pod::GuestAddr a, bool write) const {
