@@ -92,7 +92,7 @@ std::string output_key(const fs::path& p) {
 }  // namespace
 
 PathRole path_role(const CLI::Option& opt) {
-  if (opt.get_type_size_max() == 0) return PathRole::kNone;  // a flag
+  if (opt.get_expected_max() == 0) return PathRole::kNone;  // a flag
   for (std::string_view n : kOutputNames)
     if (named(opt, n)) return PathRole::kOutput;
   for (std::string_view n : kInputNames)
@@ -103,7 +103,7 @@ PathRole path_role(const CLI::Option& opt) {
 Status check_option_values(const CLI::App& command) {
   std::vector<PathValue> inputs, outputs;
   for (const CLI::Option* opt : command.get_options()) {
-    if (opt->count() == 0 || opt->get_type_size_max() == 0) continue;
+    if (opt->count() == 0 || opt->get_expected_max() == 0) continue;  // not given, or a flag
     const std::string name = opt->get_name();
     for (const std::string& v : opt->results()) {
       if (v.empty())
