@@ -15,6 +15,11 @@
 // steps, upside-down, the poses, the collision pass (cars and props), the damage, the race's paths
 // (the trackers, the put-back mark, the lane targets), the clocks, the countdown. That the laid bytes
 // never hold the paths' words is checked: the trackers are the port's own.
+//
+// Three races are followed: the stand-in's race (2,000 passes), its damage race (--race damage-veto:
+// damage mode 2, the veto word [0x633314] held by the human's controller for two windows of steps, so
+// it is laid with that controller's output) and its time trial (--race time-trial: no steps while the
+// countdown runs, F154), each a recording of its own and small.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -48,17 +53,32 @@ constexpr std::uint32_t kControllerWord = 0x4ec;  // car +0x4ec: written by the 
 /// The stand-in's scripted millisecond clock (its timeGetTime; profile label scripted_clock).
 constexpr pod::GuestAddr kScriptedClock = 0x7f1000;
 constexpr std::uint32_t kScriptedClockSize = 8;
+/// The damage veto (000: damage only while it is 0; its writer is not described).
+constexpr std::uint32_t kDamageVeto = 0x633314;
+/// The small races' length: past the countdown, the grid's contacts and the pile-up near step 300.
+constexpr std::size_t kSmallRacePasses = 380;
 
 using Output = standin_test::ControllerOutput;
 
 
-TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
-  const auto scratch = std::filesystem::temp_directory_path() / ("lockstep_port_race_" + std::to_string(::getpid()));
+/// What following one race found.
+struct Followed {
+  std::size_t passes = 0, matched = 0, steps = 0, contacts = 0, put_backs = 0, tracker_moves = 0;
+  std::size_t countdown_passes = 0, countdown_steps = 0;  ///< passes (and their steps) before "GO!"
+  int props_at_start = 0, props_at_end = 0;
+  std::string missing, first_difference, laid_paths_word;
+};
+
+/// The port follows the race the stand-in runs with `race_args`, pass by pass (above).
+void follow(const std::string& name, const std::vector<std::string>& race_args, Followed& f) {
+  const auto scratch =
+      std::filesystem::temp_directory_path() / ("lockstep_port_race_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(scratch);
   const auto log_path = scratch / "race.log";
   // Auto: the port follows the state log, which both modes record identically.
-  auto run = standin_test::run_standin(standin_test::Mode::kAuto, {"--log", log_path.string()}, 0, scratch,
-                                       "--pause-at-pass");
+  std::vector<std::string> args = {"--log", log_path.string()};
+  args.insert(args.end(), race_args.begin(), race_args.end());
+  auto run = standin_test::run_standin(standin_test::Mode::kAuto, args, 0, scratch, "--pause-at-pass");
   ASSERT_TRUE(run.ok()) << run.error().message;
   ASSERT_EQ(run->exit_status, 0) << run->err;
   ASSERT_TRUE(run->snapshot.has_value());
@@ -73,12 +93,13 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   standin_test::map_port_memory(m, *run->snapshot);
   pod::Race race(m, standin_test::port_scratch());
   const int props_at_start = race.props();
+  f.props_at_start = props_at_start;
   std::vector<pod::PropState> props_before;
   for (int i = 0; i < props_at_start; ++i) props_before.push_back(race.prop(i));
 
   // The controllers' outputs of the pass being read, by (step, racer).
   std::map<std::pair<std::int32_t, int>, Output> outputs;
-  std::string missing;
+  std::string& missing = f.missing;
   for (int r = 0; r < kRacers; ++r)
     race.set_controller(r, [&, r](pod::Memory& mem, pod::GuestAddr, pod::GuestAddr) {
       const std::int32_t step = mem.i32(pod::addr::kFrameTime + 0xc);
@@ -96,8 +117,9 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   ASSERT_TRUE(reader.ok()) << reader.error().message;
   std::optional<Record> step_record;
   std::uint32_t last_clock = m.u32(pod::addr::kLastClock);
-  std::size_t passes = 0, matched = 0, steps = 0, contacts = 0, put_backs = 0, tracker_moves = 0;
-  std::string laid_paths_word;
+  std::size_t &passes = f.passes, &matched = f.matched, &steps = f.steps, &contacts = f.contacts,
+              &put_backs = f.put_backs, &tracker_moves = f.tracker_moves;
+  std::string& laid_paths_word = f.laid_paths_word;
   // Each driver's tracker (+0x2c link, +0x30 point) as the port left it at the last pass's end.
   const auto trackers = [&] {
     std::vector<std::pair<std::uint32_t, std::int32_t>> t;
@@ -108,7 +130,7 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
     return t;
   };
   auto trackers_before = trackers();
-  std::string first_difference;
+  std::string& first_difference = f.first_difference;
   std::int32_t clock_at_end = 0;
   while (first_difference.empty() && missing.empty()) {
     auto next = reader->next();
@@ -127,6 +149,8 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
                                       pod::addr::kDriverSize, out);
       standin_test::add_changed_bytes(*step_record, rec,
                                       pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + kControllerWord, 4, out);
+      // the damage veto, which the damage race's human controller holds (the other races leave it 0)
+      standin_test::add_changed_bytes(*step_record, rec, kDamageVeto, 4, out);
       for (const auto& [a, v] : out) {
         const std::uint32_t offset = (a - pod::addr::kDrivers) % pod::addr::kDriverSize;
         const bool paths_word = a >= pod::addr::kDrivers && a < pod::addr::kDrivers + kRacers * pod::addr::kDriverSize &&
@@ -149,7 +173,12 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
     // the port takes its value as an argument, and its state is laid as the stand-in's clock left it.
     if (const auto* state = rec.find(kScriptedClock, kScriptedClockSize))
       m.write_bytes(state->address, state->bytes.data(), state->bytes.size());
+    const bool counting_down = race.phase() != pod::Phase::kRacing;
     const pod::race::PassOut out = race.pass(now - last_clock);
+    if (counting_down) {
+      ++f.countdown_passes;
+      f.countdown_steps += out.steps.size();
+    }
     last_clock = now;
     ++passes;
     steps += out.steps.size();
@@ -187,30 +216,60 @@ TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
   // The props: how many are left, and how many of those stand elsewhere than at the start (a removal
   // closes the list up, so a prop is matched by its record's place only when none was removed).
   const int props_at_end = race.props();
+  f.props_at_end = props_at_end;
   int props_moved = 0;
   for (int i = 0; i < props_at_end && props_at_end == props_at_start; ++i)
     if (race.prop(i).position != props_before[static_cast<std::size_t>(i)].position) ++props_moved;
-  std::printf("port race: props %d at the start, %d at the end%s\n", props_at_start, props_at_end,
+  std::printf("port race (%s): props %d at the start, %d at the end%s\n", name.c_str(), props_at_start, props_at_end,
               props_at_end == props_at_start ? (", " + std::to_string(props_moved) + " moved").c_str() : "");
-  RecordProperty("passes", static_cast<int>(passes));
-  RecordProperty("matched", static_cast<int>(matched));
-  std::printf("port race: %zu of %zu passes equal their FRAME record (%zu simulation steps, %zu car contacts, "
+  std::printf("port race (%s): %zu of %zu passes equal their FRAME record (%zu simulation steps, %zu car contacts, "
               "%zu put-backs, %zu tracker changes seen at a pass's end, race clock %d)\n",
-              matched, passes, steps, contacts, put_backs, tracker_moves, clock_at_end);
-  EXPECT_TRUE(missing.empty()) << missing;
-  EXPECT_TRUE(first_difference.empty()) << first_difference;
-  EXPECT_GE(passes, 2000u);
-  EXPECT_EQ(matched, passes);
-  EXPECT_GT(steps, passes) << "some passes split a long frame into several steps (F154)";
-  EXPECT_GT(contacts, 0u) << "the cars meet";
-  EXPECT_TRUE(laid_paths_word.empty()) << laid_paths_word;
-  EXPECT_GT(tracker_moves, passes / 10) << "the port's paths pass moves the trackers along";
-  if (props_at_start > 0) {
-    EXPECT_LT(props_at_end, props_at_start) << "the stand-in's race removes a prop (F121)";
-  }
+              name.c_str(), matched, passes, steps, contacts, put_backs, tracker_moves, clock_at_end);
   EXPECT_EQ(race.racers(), kRacers);
   EXPECT_EQ(race.phase(), pod::Phase::kRacing);
   std::filesystem::remove_all(scratch);
+}
+
+/// What every followed race must show: every pass equal, the controllers' outputs found, no paths word
+/// laid, and the paths pass moving the trackers.
+void expect_followed(const Followed& f, std::size_t passes) {
+  EXPECT_TRUE(f.missing.empty()) << f.missing;
+  EXPECT_TRUE(f.first_difference.empty()) << f.first_difference;
+  EXPECT_GE(f.passes, passes);
+  EXPECT_EQ(f.matched, f.passes);
+  EXPECT_TRUE(f.laid_paths_word.empty()) << f.laid_paths_word;
+  EXPECT_GT(f.tracker_moves, f.passes / 10) << "the port's paths pass moves the trackers along";
+}
+
+TEST(PortRace, TheWholeRaceFollowedByThePortAlone) {
+  Followed f;
+  follow("standard", {}, f);
+  RecordProperty("passes", static_cast<int>(f.passes));
+  RecordProperty("matched", static_cast<int>(f.matched));
+  expect_followed(f, 2000);
+  EXPECT_GT(f.steps, f.passes) << "some passes split a long frame into several steps (F154)";
+  EXPECT_GT(f.contacts, 0u) << "the cars meet";
+  if (f.props_at_start > 0) {
+    EXPECT_LT(f.props_at_end, f.props_at_start) << "the stand-in's race removes a prop (F121)";
+  }
+}
+
+// The damage race: damage mode 2 (the contact's parts, A31) with the veto held for two windows.
+TEST(PortRace, TheDamageRaceWithItsVetoFollowedByThePortAlone) {
+  Followed f;
+  follow("damage-veto", {"--race", "damage-veto", "--passes", std::to_string(kSmallRacePasses)}, f);
+  expect_followed(f, kSmallRacePasses);
+  EXPECT_GT(f.contacts, 0u) << "the cars meet";
+}
+
+// The time trial: the countdown runs no simulation step (F154), then the race as before.
+TEST(PortRace, TheTimeTrialFollowedByThePortAlone) {
+  Followed f;
+  follow("time-trial", {"--race", "time-trial", "--passes", std::to_string(kSmallRacePasses)}, f);
+  expect_followed(f, kSmallRacePasses);
+  EXPECT_GT(f.countdown_passes, 0u);
+  EXPECT_EQ(f.countdown_steps, 0u) << "a time trial runs no step while the countdown runs";
+  EXPECT_GT(f.steps, 0u);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ constexpr std::uint32_t kCentre = 0x498, kForward = 0x4a4, kLeft = 0x4b0, kUp = 
 constexpr std::uint32_t kSoundState = 0x4f9, kSpin = 0x4fc, kSteer = 0x454, kLayout = 0x54c, kFlags = 0x448;
 constexpr std::uint32_t kPtPosition = 0x00, kPtSector = 0x1c, kPtSliding = 0x38, kPtSkidding = 0x39;
 constexpr std::uint32_t kPtTouching = 0x3a, kPtSpring = 0x9c, kPtCount = 0xd4;
+constexpr std::uint32_t kMass = 0x520, kInertia = 0x508, kTorqueCurve = 0x538, kCarPoint = 0x0, kPtSideGrip = 0xb8;
+// The drivers (003: 0x61f870 + racer x 0xb0), their flags (+0x38, F151) and the catch-up base (F127).
+constexpr std::uint32_t kDrivers = 0x61f870, kDriverSize = 0xb0, kDriverFlags = 0x38, kCatchUpBase = 0x4f9848;
+constexpr std::uint32_t kCatchUpRecords = 0x4f97c8;  // four words per racer (000), the places at +0xc (chosen)
 
 std::int32_t i32(std::span<const std::uint8_t> b, std::uint32_t off) {
   std::int32_t v;
@@ -62,36 +67,40 @@ std::string identity(const char* path) {
   return std::to_string(std::filesystem::file_size(path, ec)) + ":" + std::to_string(t);
 }
 
-// One race, shared by the tests of this file (each runs in its own process): made once per build of
-// the stand-in and kept in the build tree, under a lock so parallel tests wait for it.
-const StateLog& race() {
-  static StateLog* log = [] {
-    auto dir = std::filesystem::path(LOCKSTEP_BINARY_DIR) / "standin-physics-test";
-    std::filesystem::create_directories(dir);
-    const auto marker = dir / "done", path = dir / "steps.log";
-    const std::string key = identity(STANDIN_EXE) + " " + identity(STANDIN_RUN_EXE) + " " + std::to_string(kSteps);
-    int lock = ::open((dir / "lock").c_str(), O_CREAT | O_RDWR, 0644);
-    if (lock >= 0) flock(lock, LOCK_EX);
-    std::string have;
-    if (std::ifstream in(marker); in) std::getline(in, have);
-    if (have != key) {
-      std::filesystem::remove(marker);
-      // Auto: the race's properties hold in either mode (the step logs are identical).
-      auto run = standin_test::run_standin(standin_test::Mode::kAuto,
-                                           {"--log", path.string(), "--steps", std::to_string(kSteps)}, std::nullopt, dir);
-      EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
-      if (run.ok()) {
-        EXPECT_EQ(run->exit_status, 0) << run->err;
-      }
-      if (run.ok() && run->exit_status == 0) (void)lockstep::write_file_atomic(marker, key + "\n");
+// A race, shared by the tests of this file (each runs in its own process): made once per build of the
+// stand-in and kept in the build tree, under a lock so parallel tests wait for it.
+StateLog* recorded_race(const std::string& name, const std::vector<std::string>& race_args, int steps) {
+  auto dir = std::filesystem::path(LOCKSTEP_BINARY_DIR) / ("standin-physics-test" + name);
+  std::filesystem::create_directories(dir);
+  const auto marker = dir / "done", path = dir / "steps.log";
+  std::string key = identity(STANDIN_EXE) + " " + identity(STANDIN_RUN_EXE) + " " + std::to_string(steps);
+  for (const auto& a : race_args) key += " " + a;
+  int lock = ::open((dir / "lock").c_str(), O_CREAT | O_RDWR, 0644);
+  if (lock >= 0) flock(lock, LOCK_EX);
+  std::string have;
+  if (std::ifstream in(marker); in) std::getline(in, have);
+  if (have != key) {
+    std::filesystem::remove(marker);
+    // Auto: the race's properties hold in either mode (the step logs are identical).
+    std::vector<std::string> args = {"--log", path.string(), "--steps", std::to_string(steps)};
+    args.insert(args.end(), race_args.begin(), race_args.end());
+    auto run = standin_test::run_standin(standin_test::Mode::kAuto, args, std::nullopt, dir);
+    EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
+    if (run.ok()) {
+      EXPECT_EQ(run->exit_status, 0) << run->err;
     }
-    if (lock >= 0) ::close(lock);
-    auto* out = new StateLog;
-    auto read = lockstep::capture::read_state_log(path);
-    EXPECT_TRUE(read.ok()) << (read.ok() ? "" : read.error().message);
-    if (read.ok()) *out = std::move(*read);
-    return out;
-  }();
+    if (run.ok() && run->exit_status == 0) (void)lockstep::write_file_atomic(marker, key + "\n");
+  }
+  if (lock >= 0) ::close(lock);
+  auto* out = new StateLog;
+  auto read = lockstep::capture::read_state_log(path);
+  EXPECT_TRUE(read.ok()) << (read.ok() ? "" : read.error().message);
+  if (read.ok()) *out = std::move(*read);
+  return out;
+}
+
+const StateLog& race() {
+  static StateLog* log = recorded_race("", {}, kSteps);
   return *log;
 }
 
@@ -216,23 +225,55 @@ TEST(StandinPhysics, BodyFrameStaysOrthonormalAndSpinHeld) {
 }
 
 TEST(StandinPhysics, CatchUpScalesComputerCarsWithinItsLimits) {
-  // F126: the scale stays between base + 0.90 and base + 1.008 (base 0: the race sets no difficulty);
-  // the CTRL record holds the scaled dt at the frame block's +0, the step's dt at +8.
-  int scaled = 0;
+  // F126/F127: the scale stays between base + 0.90 and base + 1.008, base [0x4f9848] (the race's
+  // middle difficulty: 3000), and only a computer car's (driver flags bit 1, F151) is scaled: the
+  // human's and the bit-3 driver's are not. The CTRL record holds the scaled dt at the frame block's +0,
+  // the step's dt at +8, the driver's flags at +0x38.
+  int scaled = 0, unscaled_drivers = 0;
   for (const Record& rec : race().records) {
     if (rec.kind != RecordKind::kCtrl) continue;
     auto frame = rec.bytes_at(kFrame, 16);
     ASSERT_TRUE(frame.ok());
+    auto base_word = rec.bytes_at(kCatchUpBase, 4);
+    ASSERT_TRUE(base_word.ok()) << "the CTRL record holds the race block with the catch-up base";
+    const std::int64_t base = i32(*base_word, 0);
+    EXPECT_EQ(base, 3000) << "step " << rec.step;
+    auto driver = rec.bytes_at(kDrivers + kDriverSize * static_cast<std::uint32_t>(rec.racer), kDriverSize);
+    ASSERT_TRUE(driver.ok());
     const std::int64_t dt = i32(*frame, 0), step_dt = i32(*frame, 8);
-    if (rec.racer == 0) {
-      EXPECT_EQ(dt, step_dt) << "the human's time is not scaled (step " << rec.step << ")";
+    if (!(i32(*driver, kDriverFlags) & 2)) {
+      EXPECT_EQ(dt, step_dt) << "a driver other than a computer car's is not scaled (step " << rec.step
+                             << " racer " << rec.racer << ")";
+      unscaled_drivers += rec.racer != 0;
       continue;
     }
-    EXPECT_GE(dt, (step_dt * 0xe666) >> 16) << "step " << rec.step << " racer " << rec.racer;
-    EXPECT_LE(dt, (step_dt * 0x1020c) >> 16) << "step " << rec.step << " racer " << rec.racer;
+    // the bottom drops by 400 per place behind first: the racer's catch-up record's +0xc (chosen)
+    auto places = rec.bytes_at(kCatchUpRecords + 16 * static_cast<std::uint32_t>(rec.racer) + 0xc, 4);
+    ASSERT_TRUE(places.ok());
+    EXPECT_GE(dt, (step_dt * (0xe666 + base - 400 * i32(*places, 0))) >> 16) << "step " << rec.step << " racer " << rec.racer;
+    EXPECT_LE(dt, (step_dt * (0x1020c + base)) >> 16) << "step " << rec.step << " racer " << rec.racer;
     scaled += dt != step_dt;
   }
   EXPECT_GT(scaled, 0) << "no computer car's time was ever scaled";
+  EXPECT_GT(unscaled_drivers, 0) << "the driver with flag bit 3 only (no human, no computer car) ran";
+}
+
+TEST(StandinPhysics, EveryCarHasItsOwnParameterSet) {
+  // The eight cars differ in mass (+0x520), inertias (+0x508), torque curve (+0x538's address) and the
+  // wheels' grips (point +0xb8, +0xbc); the drive layouts are RaceIsAlive's.
+  std::set<std::int32_t> masses, curves, grips;
+  std::set<std::vector<std::int32_t>> inertias;
+  each_car(RecordKind::kCtrl, [&](const Record& rec, std::span<const std::uint8_t> car) {
+    if (rec.step != 0) return;
+    masses.insert(i32(car, kMass));
+    curves.insert(i32(car, kTorqueCurve));
+    grips.insert(i32(car, kCarPoint + kPtSideGrip));
+    inertias.insert({i32(car, kInertia), i32(car, kInertia + 4), i32(car, kInertia + 8)});
+  });
+  EXPECT_EQ(masses.size(), 8u);
+  EXPECT_EQ(inertias.size(), 8u);
+  EXPECT_EQ(curves.size(), 8u);
+  EXPECT_EQ(grips.size(), 8u);
 }
 
 TEST(StandinPhysics, RaceIsAlive) {
@@ -279,8 +320,46 @@ TEST(StandinPhysics, RaceIsAlive) {
   EXPECT_GT(flights, 0) << "no car ever flew (the bump), so the airborne branches never ran";
   EXPECT_GT(skids, 0) << "no tyre ever skidded (F055)";
   EXPECT_GT(steered, kSteps) << "the front wheels are steered";
-  EXPECT_EQ(layouts, (std::set<std::int32_t>{0, 1, 2})) << "every drive layout of F028 runs";
+  EXPECT_EQ(layouts, (std::set<std::int32_t>{0, 1, 2, 3})) << "every drive layout of F028 runs (0 and 3 both rear)";
   for (int r = 0; r < kRacers; ++r) EXPECT_GT(moved[r], 100.0) << "racer " << r << " hardly moved (path length in x, y)";
+}
+
+// The damage race (--race damage-veto): damage mode 2 with the veto [0x633314] held at 1 for steps
+// 0..39 and 290..319 (tests/standin/README.md). Damage only while the veto is 0 (F098): no body part's
+// health changes over a step of a window (from a racer's CTRL record to its next one: that step's car
+// step and collision pass), and some part is hurt outside them.
+TEST(StandinPhysics, TheDamageRaceVetoHoldsOffEveryHit) {
+  static StateLog* log = recorded_race("-damage-veto", {"--race", "damage-veto"}, 420);
+  constexpr std::uint32_t kParts = 0x640000, kPartSize = 0xa4, kHealth = 0x3c, kVeto = 0x633314;
+  const auto vetoed = [](std::uint32_t step) { return step < 40 || (step >= 290 && step < 320); };
+  std::map<int, std::pair<std::uint32_t, std::vector<std::int32_t>>> last;  // racer -> (step, healths)
+  int hurt_outside = 0, steps_in_windows = 0, veto_words_seen = 0;
+  for (const Record& rec : log->records) {
+    if (rec.kind != RecordKind::kCtrl || rec.racer == 7) continue;
+    auto veto = rec.bytes_at(kVeto, 4);
+    ASSERT_TRUE(veto.ok()) << "the CTRL record holds the veto word";
+    EXPECT_EQ(i32(*veto, 0), vetoed(rec.step) ? 1 : 0) << "step " << rec.step;
+    veto_words_seen += i32(*veto, 0);
+    std::vector<std::int32_t> health;
+    for (std::uint32_t j = 0; j < 6; ++j) {
+      auto part = rec.bytes_at(kParts + kPartSize * (22 * static_cast<std::uint32_t>(rec.racer) + j), kPartSize);
+      ASSERT_TRUE(part.ok()) << "step " << rec.step << " racer " << rec.racer;
+      health.push_back(i32(*part, kHealth));
+    }
+    if (auto it = last.find(rec.racer); it != last.end() && it->second.first + 1 == rec.step) {
+      const bool changed = it->second.second != health;
+      if (vetoed(it->second.first)) {
+        ++steps_in_windows;
+        EXPECT_FALSE(changed) << "racer " << rec.racer << " hurt in step " << it->second.first << ", under the veto";
+      } else {
+        hurt_outside += changed ? 1 : 0;
+      }
+    }
+    last[rec.racer] = {rec.step, health};
+  }
+  EXPECT_GT(steps_in_windows, 0);
+  EXPECT_GT(veto_words_seen, 0);
+  EXPECT_GT(hurt_outside, 0) << "damage mode 2 hurts some part outside the veto's windows";
 }
 
 }  // namespace

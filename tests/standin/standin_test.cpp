@@ -222,11 +222,15 @@ TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacerAndAFrameForEveryPass) {
 TEST(Standin, CtrlAndPhysCarryTheFiveDocumentedBlocksAndTheBodyParts) {
   // 000 "Recording": that car (0x558), its driver (0xb0), the frame time block, the race block
   // 0x4f8d44..0x4f9854, the chassis search's counter 0x4f3310; then (the table of choices: the race
-  // runs with damage on) a racer with a drawn object's six body parts, part[22 r + 0..5] at 0x640000.
+  // runs with damage on) a racer with a drawn object's six body parts, part[22 r + 0..5] at 0x640000,
+  // and the damage veto word.
   for (const Record& rec : runs().log.records) {
     if (rec.kind != RecordKind::kCtrl && rec.kind != RecordKind::kPhys) continue;
     const std::uint32_t r = static_cast<std::uint32_t>(rec.racer);
-    ASSERT_EQ(rec.blocks.size(), r == kRacerWithoutObject ? 5u : 6u) << "racer " << r;
+    ASSERT_EQ(rec.blocks.size(), r == kRacerWithoutObject ? 6u : 7u) << "racer " << r;
+    // last, the damage veto (the damage race's human controller holds it; 0 in this race)
+    EXPECT_EQ(rec.blocks.back().address, 0x633314u);
+    EXPECT_EQ(rec.blocks.back().bytes, std::vector<std::uint8_t>(4, 0));
     if (r != kRacerWithoutObject) {
       EXPECT_EQ(rec.blocks[5].address, kParts + kPartSize * 22 * r);
       EXPECT_EQ(rec.blocks[5].bytes.size(), 6 * kPartSize);

@@ -224,7 +224,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define DRV_TRACK_LINK  0x2c
 #define DRV_TRACK_POINT 0x30
 #define DRV_INPUT       0x34  /* input bits, below */
-#define DRV_FLAGS       0x38  /* bit 0 human, bit 1 computer car (F151) */
+#define DRV_FLAGS       0x38  /* bit 0 human, bit 1 computer car, bit 3 FUN_004b8b48's driver (F151) */
 #define DRV_STEER       0x40  /* i32 16.16 in -1..1, positive = left * */
 #define DRV_THROTTLE    0x44  /* i32 16.16 in 0..1 * */
 #define DRV_BRAKE       0x48  /* i32 16.16 in 0..1 * */
@@ -235,6 +235,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 
 #define DRV_FLAG_HUMAN    0x01
 #define DRV_FLAG_COMPUTER 0x02
+#define DRV_FLAG_BIT3     0x08  /* neither human nor computer car: the driver FUN_004b8b48 sets up (F151) */
 
 /* Input bits at DRV_INPUT (chosen; the controllers write them every step). */
 #define IN_THROTTLE  0x0001

@@ -21,6 +21,10 @@ void track_build(void);
 
 /* race.c */
 extern int race_trace;
+/* Which race the run stages (--race): the race of tests/standin/README.md, the same with damage mode 2
+ * and the damage veto held for two windows of steps, or the time trial. */
+typedef enum race_kind { RACE_STANDARD, RACE_DAMAGE_VETO, RACE_TIME_TRIAL } race_kind;
+extern race_kind race_staged;
 /* The race's set-up: drivers, cars, objects, beacons, props, damage, the loop's clock. */
 void race_setup(void);
 /* --trace: one line for this racer's car on stderr. */

@@ -24,12 +24,14 @@ static int parse_int(const char *s, const char *what) {
 static void usage(void) {
   fprintf(stderr,
           "usage: standin [--log FILE] [--passes N] [--steps N] [--pause-at STEP] [--pause-at-pass N]\n"
-          "               [--trace] [--selftest-arith N]\n"
+          "               [--race standard|damage-veto|time-trial] [--trace] [--selftest-arith N]\n"
           "  runs the stand-in's race (tests/standin/README.md) and writes its step log:\n"
           "  --passes N         passes of the race loop to run (default %d)\n"
           "  --steps N          stop at the entry of simulation step N instead, if it comes first\n"
           "  --pause-at STEP    SIGSTOP at that step's STEP record (for a live snapshot)\n"
-          "  --pause-at-pass N  SIGSTOP at the start of pass N, before its simulation steps\n",
+          "  --pause-at-pass N  SIGSTOP at the start of pass N, before its simulation steps\n"
+          "  --race KIND        the race staged: standard (default), damage-veto (damage mode 2, the\n"
+          "                     veto held for two windows of steps) or time-trial\n",
           DEFAULT_PASSES);
 }
 
@@ -56,6 +58,15 @@ int main(int argc, char **argv) {
       log.pause_at = parse_int(v, "--pause-at"), ++i;
     } else if (!strcmp(a, "--pause-at-pass") && v) {
       log.pause_at_pass = parse_int(v, "--pause-at-pass"), ++i;
+    } else if (!strcmp(a, "--race") && v) {
+      if (!strcmp(v, "standard")) race_staged = RACE_STANDARD;
+      else if (!strcmp(v, "damage-veto")) race_staged = RACE_DAMAGE_VETO;
+      else if (!strcmp(v, "time-trial")) race_staged = RACE_TIME_TRIAL;
+      else {
+        fprintf(stderr, "standin: --race takes standard, damage-veto or time-trial, not '%s'\n", v);
+        return 2;
+      }
+      ++i;
     } else if (!strcmp(a, "--trace")) {
       race_trace = 1;
     } else if (!strcmp(a, "--selftest-arith") && v) {

@@ -13,6 +13,7 @@
 #include "standin_math.h"
 
 int race_trace;  /* --trace: a line per car and step on stderr (for tuning the track) */
+race_kind race_staged = RACE_STANDARD;
 
 #define AUTOMATIC_RACER 3        /* the one car with the automatic gearbox */
 #define UNTRACKED_RACER 7        /* the one car with no drawn object and no race tracker */
@@ -21,7 +22,13 @@ int race_trace;  /* --trace: a line per car and step on stderr (for tuning the t
 #define ROOF_RACER 7             /* the one car that starts on its roof (see grid_place) */
 #define ROOF_HEIGHT (3 * FX_ONE)
 #define TOUCHING_ROW 2           /* racers 4 and 5 start side by side, touching (see grid_place) */
+#define BIT3_RACER 6             /* the one driver flagged bit 3 only: neither human nor computer car */
+#define CATCHUP_BASE 3000        /* [0x4f9848]: the middle difficulty's base (F127) */
 
+/* The damage race's veto windows (steps [from, to)): [0x633314] held at 1 by the human's controller,
+ * so contacts and wall impacts there do no damage (F098); the first holds the grid's touching pair's
+ * first contacts, the second part of the pile-up. */
+static const int veto_windows[2][2] = {{0, 40}, {290, 320}};
 /* ---- the scripted controllers ------------------------------------------------------------------ */
 
 /* Each racer keeps to a lane (its radius) and a cruising speed, with its own moments to brake and to
@@ -165,6 +172,14 @@ static void drive_by_script(uint32_t driver, uint32_t car) {
 int32_t controller_human(uint32_t driver, uint32_t car, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   drive_by_script(driver, car);
+  /* The damage race: the veto word's writer is not described (G15), so the stand-in's human
+   * controller, the one scripted part of a step, holds it for the windows (the step log's CTRL
+   * records carry it, so a follower lays it as the controller's output). */
+  if (race_staged == RACE_DAMAGE_VETO && (U32(driver, DRV_FLAGS) & DRV_FLAG_HUMAN)) {
+    int step = I32(POD_FRAME, FRAME_STEP), veto = 0;
+    for (int w = 0; w < 2; ++w) veto |= step >= veto_windows[w][0] && step < veto_windows[w][1];
+    I32(POD_DAMAGE_VETO, 0) = veto;
+  }
   return 0;
 }
 
@@ -293,9 +308,11 @@ void race_setup(void) {
     memset(PTR(car), 0, CAR_SIZE);
     U32(driver, DRV_OBJECT) = obj;
     I32(driver, DRV_RACER) = i;
-    U32(driver, DRV_CONTROLLER) = i == 0 ? FN_HUMAN_CONTROLLER : FN_COMPUTER_CONTROLLER;
+    /* the bit-3 driver's controller (FUN_004b8b48) is not described: the stand-in scripts it with
+     * the human's (which writes no +0x4ec) */
+    U32(driver, DRV_CONTROLLER) = i == 0 || i == BIT3_RACER ? FN_HUMAN_CONTROLLER : FN_COMPUTER_CONTROLLER;
     U32(driver, DRV_CAR) = car;
-    I32(driver, DRV_FLAGS) = i == 0 ? DRV_FLAG_HUMAN : DRV_FLAG_COMPUTER;
+    I32(driver, DRV_FLAGS) = i == 0 ? DRV_FLAG_HUMAN : i == BIT3_RACER ? DRV_FLAG_BIT3 : DRV_FLAG_COMPUTER;
     U32(driver, DRV_CATCHUP) = POD_CATCHUP_RECORDS + (uint32_t)i * CATCHUP_RECORD_SIZE;
     grid_place(i);
     if (i == AUTOMATIC_RACER) U8(car, CAR_FLAGS) |= CAR_AUTOMATIC;
@@ -310,8 +327,12 @@ void race_setup(void) {
     I32(POD_RACE_BLOCK, RACE_RECORDS + RACE_RECORD_SIZE * (uint32_t)i + REC_NEXT_BEACON) =
         VEC(car, CAR_BODY_CENTRE)->y > 0 && i != DROPPED_RACER ? 1 : 0;
   }
-  /* damage on for the race, all six parts (chosen: the menus' option 1, A31) */
-  I32(POD_DAMAGE_OPTION, 0) = 1;
+  /* damage on for the race, all six parts (chosen: the menus' option 1, A31); the damage race's
+   * mode 2 (the contact's parts) with the veto off until the human's controller holds it */
+  I32(POD_DAMAGE_OPTION, 0) = race_staged == RACE_DAMAGE_VETO ? 2 : 1;
+  I32(POD_DAMAGE_VETO, 0) = 0;
+  /* the catch-up's base, as the countdown leaves it for the middle difficulty (F127) */
+  I32(POD_CATCHUP_BASE, 0) = CATCHUP_BASE;
   /* the props, laid where the race's cars run into them */
   if (props_setup) props_setup();
   race_loop_setup();

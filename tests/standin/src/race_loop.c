@@ -170,7 +170,7 @@ STANDIN_CODE int32_t clock_time_get_time(uint32_t eax, uint32_t edx, uint32_t eb
  * countdown's "GO!" time from it. */
 STANDIN_CODE void race_loop_setup(void) {
   I32(POD_STEP_UNIT, 0) = STEP_UNIT;
-  I32(POD_TIME_TRIAL, 0) = 0;
+  I32(POD_TIME_TRIAL, 0) = race_staged == RACE_TIME_TRIAL;
   I32(POD_RACE_CLOCK, 0) = 0;
   I32(POD_RACE_BLOCK, RACE_PHASE) = 1;
   U32(POD_SCRIPTED_CLOCK, 0) = CLOCK_START_MS;

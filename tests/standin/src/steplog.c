@@ -70,17 +70,21 @@ static void write_record(const char tag[4], int32_t step, int32_t racer, const b
 /* CTRL and PHYS: that car, its driver, the frame-time block, the race block, the chassis search's
  * counter (000's five blocks); then, for a racer with a drawn object, its six body parts (set 0), which
  * the car step's damage (F099, on in this race) reads and writes: their health decides when a part
- * breaks and hurts the car's wheels, so a follower needs them as they were at that step. */
+ * breaks and hurts the car's wheels, so a follower needs them as they were at that step; last the
+ * damage veto [0x633314], which the damage race's human controller holds for its windows (a follower
+ * of a car step needs it as the controller left it). */
 static void car_record(const char tag[4], int32_t racer) {
-  block b[6] = {
+  block b[7] = {
       {CAR(racer), CAR_SIZE},
       {DRIVER(racer), DRIVER_SIZE},
       {POD_FRAME, FRAME_SIZE},
       {POD_RACE_BLOCK, POD_RACE_BLOCK_END - POD_RACE_BLOCK},
       {POD_CHASSIS_COUNTER, 4},
       {POD_PARTS + PARTS_PER_RACER * (uint32_t)racer * PART_SIZE, NUM_BODY_PARTS * PART_SIZE},
+      {POD_DAMAGE_VETO, 4},
   };
-  uint32_t count = U32(POD_OBJECTS + (uint32_t)racer * OBJECT_SIZE, OBJECT_PART_LIST) ? 6 : 5;
+  uint32_t count = 7;
+  if (!U32(POD_OBJECTS + (uint32_t)racer * OBJECT_SIZE, OBJECT_PART_LIST)) b[5] = b[6], count = 6;
   write_record(tag, I32(POD_FRAME, FRAME_STEP), racer, b, count);
 }
 
@@ -98,13 +102,14 @@ int32_t steplog_hook_step(uint32_t eax) {
       {POD_DRIVERS, NUM_RACERS * DRIVER_SIZE},
       {POD_CHASSIS_COUNTER, 4},
       {POD_SURFACES, NUM_SURFACES * SURFACE_SIZE},
+      {POD_DAMAGE_VETO, 4},
   };
   if (step == options.step_limit) {
     /* --steps: the run ends at the entry of this step, after `step` whole steps */
     steplog_finish();
     exit(0);
   }
-  write_record("STEP", step, -1, b, 9);
+  write_record("STEP", step, -1, b, 10);
   if (step == options.pause_at) {
     /* --pause-at: stop here, at the entry of the simulation step, with the record on disk */
     if (log_file) fflush(log_file);
@@ -154,6 +159,7 @@ static uint32_t frame_blocks(block *b) {
     b[n++] = (block){first + (PARTS_PER_RACER - 4) * PART_SIZE, 4 * PART_SIZE};
   }
   b[n++] = (block){POD_DAMAGE_RECORDS, NUM_RACERS * DAMAGE_RECORD_SIZE};
+  b[n++] = (block){POD_DAMAGE_VETO, 4};
   /* the props: count, list, hit flags, the heap word and the hull test's two objects; the records
    * in the list; each listed record's contact points */
   b[n++] = (block){POD_PROP_COUNT, POD_PROPS_END - POD_PROP_COUNT};
