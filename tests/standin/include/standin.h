@@ -336,6 +336,16 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define FN_INTEGRATE        0x419ad0u
 #define FN_SUBSTEPS         0x419564u
 #define FN_PLACE_POINTS     0x419680u
+/* The grid's start record (F141: 0x24 bytes, the position, then the heading; +0x18..+0x23 not given,
+ * G25: the stand-in leaves them 0). */
+#define GRID_RECORD_SIZE 0x24
+#define GRID_POSITION    0x00
+#define GRID_HEADING     0x0c
+#define FN_SURFACE_DEFAULTS 0x4985e8u  /* the 16 surfaces' defaults (F136) */
+#define FN_QUAD_HALVES      0x4247f8u  /* eax=quad, edx=mesh: the halves' normals (F133) */
+#define FN_GRID_SLOT        0x4236f0u  /* eax=car, edx=start record (F141) */
+#define FN_SETTLE           0x49b9d4u  /* the settling (F142) */
+#define FN_SETTLE_SEAM      0x41e0d0u  /* called by the settling (C03; purpose not given, G25) */
 #define FN_TRACK            0x417988u
 #define FN_QUAD_TEST        0x424ba4u
 #define FN_TRI_TEST         0x424ee4u

@@ -46,10 +46,9 @@ void steplog_pass_start(int pass);
 /* Ends the run: the log closed, the count of steps on stderr. */
 void steplog_finish(void);
 
-/* The car's set-up beyond its pose (parameters, points): in src/physics/ (a weak placeholder in
- * placeholders.c). On entry the car record is zero but for its pose: +0x498 the ground point under
- * the body's centre, +0x4a4/+0x4b0/+0x4bc forward, left, up (unit 16.16), +0x448 bit 2 for an
- * automatic car. It sets everything else the car step reads, raising the body to its rest height. */
-void physics_car_setup(uint32_t car, uint32_t driver, int racer);
+/* The car's set-up: in src/physics/ (a weak placeholder in placeholders.c). On entry the car record is
+ * zero but for +0x448 bit 2 for an automatic car. It sets everything the car step reads and puts the
+ * car on its grid slot (setup::grid_slot 0x4236f0) from the start record at `start` (F141). */
+void physics_car_setup(uint32_t car, uint32_t driver, int racer, uint32_t start);
 
 #endif

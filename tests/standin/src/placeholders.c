@@ -58,6 +58,10 @@ TRAP(putback_put_back)
 TRAP(car_reset)
 TRAP(putback_clear_pose)
 TRAP(putback_place)
+TRAP(surface_defaults)
+TRAP(quad_halves)
+TRAP(grid_slot)
+TRAP(settle)
 TRAP(world_sector_near)
 TRAP(world_sector_any)
 TRAP(paths_heading)
@@ -115,9 +119,13 @@ static void placeholder_points(uint32_t car) {
   }
 }
 
-__attribute__((weak)) void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
+__attribute__((weak)) void physics_car_setup(uint32_t car, uint32_t driver, int racer, uint32_t start) {
   (void)driver, (void)racer;
-  VEC(car, CAR_BODY_CENTRE)->z += FX_ONE;
+  const vec3 *at = VEC(start, GRID_POSITION), *heading = VEC(start, GRID_HEADING);
+  *VEC(car, CAR_BODY_CENTRE) = (vec3){at->x, at->y, at->z + FX_ONE};
+  *VEC(car, CAR_FORWARD) = *heading;
+  *VEC(car, CAR_LEFT) = (vec3){-heading->y, heading->x, 0};
+  *VEC(car, CAR_UP) = (vec3){0, 0, FX_ONE};
   I32(car, CAR_MASS) = 1000 * FX_ONE;
   placeholder_points(car);
 }

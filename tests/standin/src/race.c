@@ -17,13 +17,14 @@ race_kind race_staged = RACE_STANDARD;
 
 #define AUTOMATIC_RACER 3        /* the one car with the automatic gearbox */
 #define UNTRACKED_RACER 7        /* the one car with no drawn object and no race tracker */
-#define DROPPED_RACER 0          /* the one car that starts in the air (see grid_place) */
+#define DROPPED_RACER 0          /* the one car that starts in the air (see grid_record, stage_after_settling) */
 #define DROP_HEIGHT (14 * FX_ONE)
-#define ROOF_RACER 7             /* the one car that starts on its roof (see grid_place) */
+#define ROOF_RACER 7             /* the one car that starts on its roof (see grid_record, stage_after_settling) */
 #define ROOF_HEIGHT (3 * FX_ONE)
-#define TOUCHING_ROW 2           /* racers 4 and 5 start side by side, touching (see grid_place) */
+#define TOUCHING_ROW 2           /* racers 4 and 5 start side by side, touching (see grid_record, stage_after_settling) */
 #define BIT3_RACER 6             /* the one driver flagged bit 3 only: neither human nor computer car */
 #define CATCHUP_BASE 3000        /* [0x4f9848]: the middle difficulty's base (F127) */
+#define STEP_UNIT_SETUP 0x888    /* [0x60bdfc], as race_loop_setup sets it again: 1/30 s (chosen, G19) */
 
 /* The damage race's veto windows (steps [from, to)): [0x633314] held at 1 by the human's controller,
  * so contacts and wall impacts there do no damage (F098); the first holds the grid's touching pair's
@@ -197,29 +198,42 @@ extern void props_setup(void) __attribute__((weak));
 /* ---- the grid ----------------------------------------------------------------------------------- */
 
 /* Two rows of four... of two: racer i in row i / 2, inner (even) or outer (odd) lane, facing along
- * the loop (counter-clockwise). */
-static void grid_place(int racer) {
-  uint32_t car = CAR(racer);
+ * the loop (counter-clockwise). Each racer's start record (F141: the ground point, then the heading;
+ * the rest 0), which setup::grid_slot (0x4236f0) puts the car on before the settling. */
+static uint8_t start_records[NUM_RACERS][GRID_RECORD_SIZE];
+
+static uint32_t grid_record(int racer) {
   fx angle = 6554 - (racer / 2) * 4588;  /* 0.1 rad at the front row, 0.07 rad (8.4 units) per row */
   /* the third row's two cars stand 2.2 apart, their sides overlapping by 0.2: the collision pass
-   * pushes them apart from the first step (a contact at the start) */
+   * pushes them apart from the first step (a contact at the start; the settling runs no collision pass) */
   fx side = racer / 2 == TOUCHING_ROW ? 0x11999 : 4 * FX_ONE;
   fx radius = TRACK_RADIUS + ((racer & 1) ? side : -side);
   fx c = POD_CALL1(FN_COS16, angle), s = POD_CALL1(FN_SIN16, angle);
-  /* The dropped car starts 14 above its slot: above every sector's bounds (the highest vertex + 10,
-   * F131), so none of its points has a sector until the track pass's search of every sector finds
-   * one as it falls (F070): the pass's and the walls' paths for points with no sector. */
-  fx z = racer == DROPPED_RACER ? DROP_HEIGHT : racer == ROOF_RACER ? ROOF_HEIGHT : 0;
-  *VEC(car, CAR_BODY_CENTRE) = (vec3){mul16(radius, c), mul16(radius, s), z};
-  *VEC(car, CAR_FORWARD) = (vec3){-s, c, 0};   /* the loop's direction */
-  *VEC(car, CAR_LEFT) = (vec3){-c, -s, 0};     /* up x forward: towards the centre */
-  *VEC(car, CAR_UP) = (vec3){0, 0, FX_ONE};
-  if (racer == ROOF_RACER) {
-    /* turned over about its forward axis, above its slot: it falls onto its roof (the upside-down
-     * timer, F081) and is put back after 2.5 s, however the race's cars meet */
-    *VEC(car, CAR_LEFT) = (vec3){c, s, 0};
-    *VEC(car, CAR_UP) = (vec3){0, 0, -FX_ONE};
+  uint32_t rec = ADDR(start_records[racer]);
+  *VEC(rec, GRID_POSITION) = (vec3){mul16(radius, c), mul16(radius, s), 0};
+  *VEC(rec, GRID_HEADING) = (vec3){-s, c, 0};  /* the loop's direction */
+  return rec;
+}
+
+/* After the settling, two cars are staged for the race (the track's tests, not a grid's): the dropped
+ * car lifted 14 above its settled place, above every sector's bounds (the highest vertex + 10, F131),
+ * its points' sectors cleared, so none has a sector until the track pass's search of every sector
+ * finds one as it falls (F070: the pass's and the walls' paths for points with no sector); the roof
+ * car turned over about its forward axis and lifted 3: it falls onto its roof (the upside-down timer,
+ * F081) and is put back after 2.5 s, however the race's cars meet. */
+static void stage_after_settling(void) {
+  uint32_t drop = CAR(DROPPED_RACER), roof = CAR(ROOF_RACER);
+  VEC(drop, CAR_BODY_CENTRE)->z += DROP_HEIGHT;
+  POD_CALL1(FN_PLACE_POINTS, drop);
+  for (int i = 0; i < NUM_POINTS; ++i) {
+    U32(drop + CAR_POINT(i), PT_SECTOR) = 0;
+    U32(drop + CAR_POINT(i), PT_LAST_SECTOR) = 0;
   }
+  VEC(roof, CAR_BODY_CENTRE)->z += ROOF_HEIGHT;
+  vec3 *left = VEC(roof, CAR_LEFT), *up = VEC(roof, CAR_UP);
+  *left = (vec3){-left->x, -left->y, -left->z};
+  *up = (vec3){-up->x, -up->y, -up->z};
+  POD_CALL1(FN_PLACE_POINTS, roof);
 }
 
 /* The beacons (race block +0x620, chosen): 12, every 30 degrees round the ring, each a vertical
@@ -314,12 +328,24 @@ void race_setup(void) {
     U32(driver, DRV_CAR) = car;
     I32(driver, DRV_FLAGS) = i == 0 ? DRV_FLAG_HUMAN : i == BIT3_RACER ? DRV_FLAG_BIT3 : DRV_FLAG_COMPUTER;
     U32(driver, DRV_CATCHUP) = POD_CATCHUP_RECORDS + (uint32_t)i * CATCHUP_RECORD_SIZE;
-    grid_place(i);
     if (i == AUTOMATIC_RACER) U8(car, CAR_FLAGS) |= CAR_AUTOMATIC;
-    physics_car_setup(car, driver, i);
+    physics_car_setup(car, driver, i, grid_record(i));
+  }
+  /* The settling (0x49b9d4, F142): two seconds of the cars' physics on the grid, with the step unit
+   * set and the countdown's phase 1 already (so the car step holds the brakes, F027; 003 names the
+   * phase after the settling: chosen, or the scripted controllers would drive off the grid), the
+   * damage off and the catch-up's base 0 until the countdown's set-up below. */
+  I32(POD_STEP_UNIT, 0) = STEP_UNIT_SETUP;
+  I32(POD_RACE_BLOCK, RACE_PHASE) = 1;
+  I32(POD_DAMAGE_OPTION, 0) = 0;
+  I32(POD_CATCHUP_BASE, 0) = 0;
+  POD_CALL0(FN_SETTLE);
+  stage_after_settling();
+  for (int i = 0; i < NUM_RACERS; ++i) {
+    uint32_t driver = DRIVER(i), car = CAR(i);
     /* the race tracker on the path point nearest the car (002: placed after the settling), for a
      * racer with a drawn object */
-    if (obj) POD_CALL2(FN_PATH_PLACE, driver, car);
+    if (U32(driver, DRV_OBJECT)) POD_CALL2(FN_PATH_PLACE, driver, car);
     I32(driver, DRV_RING) = ring_of(VEC(car, CAR_BODY_CENTRE));
     /* the first beacon ahead: beacon 0 lies at angle 0, so a car past it (y > 0) waits for beacon 1;
      * but the dropped car, past it too, waits for beacon 0, as a car put back beyond its next beacon

@@ -71,8 +71,8 @@ static void sub(const vec3 *a, const vec3 *b, vec3 *out) {
   out->z = a->z - b->z;
 }
 
-/* A quad's normals: the face's from its diagonals (c - a) x (d - b), the halves' a b c and c d a
- * (F133). */
+/* A quad's face normal, from its diagonals (c - a) x (d - b); the halves' a b c and c d a come from
+ * setup::quad_halves (0x4247f8, F133) once the mesh holds its vertices. */
 static void quad(uint32_t q, const vec3 *verts, int a, int b, int c, int d, uint8_t flags, uint8_t surface) {
   vec3 ac, bd, n;
   sub(&verts[c], &verts[a], &ac);
@@ -83,8 +83,6 @@ static void quad(uint32_t q, const vec3 *verts, int a, int b, int c, int d, uint
   face->x = div16(n.x, len);
   face->y = div16(n.y, len);
   face->z = div16(n.z, len);
-  unit_normal(&verts[a], &verts[b], &verts[c], VEC(q, QUAD_NORMAL_ABC));
-  unit_normal(&verts[c], &verts[d], &verts[a], VEC(q, QUAD_NORMAL_CDA));
   U16(q, QUAD_CORNERS + 0) = (uint16_t)a;
   U16(q, QUAD_CORNERS + 2) = (uint16_t)b;
   U16(q, QUAD_CORNERS + 4) = (uint16_t)c;
@@ -119,17 +117,6 @@ static void bounds(uint32_t sector, const vec3 *verts, int n) {
   hi.z += 10 * FX_ONE;
   *VEC(sector, SECTOR_BOUNDS_MIN) = lo;
   *VEC(sector, SECTOR_BOUNDS_MAX) = hi;
-}
-
-/* Surfaces (A08 read as successive surfaces' grips): 1.0, 50000, 40000, 25000, the rest 1.0;
- * word 1 the surface's number, word 2 zero (chosen). */
-static void surfaces(void) {
-  static const int32_t grips[4] = {FX_ONE, 50000, 40000, 25000};
-  for (int n = 0; n < NUM_SURFACES; ++n) {
-    I32(SURFACE(n), 0) = n < 4 ? grips[n] : FX_ONE;
-    I32(SURFACE(n), 4) = n;
-    I32(SURFACE(n), 8) = 0;
-  }
 }
 
 static uint8_t lane_surface(int sector, int lane) {
@@ -252,7 +239,7 @@ static void paths_build(void) {
 }
 
 void track_build(void) {
-  surfaces();
+  POD_CALL0(FN_SURFACE_DEFAULTS);
   uint32_t table = alloc(SECTORS * SECTOR_SIZE);
   I32(POD_SECTOR_COUNT, 0) = SECTORS;
   U32(POD_SECTOR_TABLE, 0) = table;
@@ -349,6 +336,7 @@ void track_build(void) {
     U32(mesh, MESH_VERTICES) = verts;
     U32(mesh, MESH_TRIS) = tris;
     U32(mesh, MESH_QUADS) = quads;
+    for (int k = 0; k < nq; ++k) POD_CALL2(FN_QUAD_HALVES, quads + (uint32_t)k * QUAD_SIZE, mesh);
 
     U32(sector, SECTOR_MESH) = mesh;
     bounds(sector, v, nverts);

@@ -1,5 +1,5 @@
 /* The car's set-up: its parameters (G01, chosen) and its placement on its grid slot, called by the
- * race's set-up (src/internal.h: physics_car_setup). Every value: port/CHOICES.md, "Car parameters". */
+ * race's set-up (src/internal.h: physics_car_setup), and its grid slot. Every value: port/CHOICES.md, "Car parameters". */
 #include "../internal.h"
 #include "car_params.h"
 #include "objects.h"
@@ -55,9 +55,8 @@ static const vec3 point_offsets[NUM_POINTS] = {
 #define WHEEL_REST     0x8000   /* 0.5: the spring's free extension = the droop limit */
 #define SPRING_K       0x6aaab  /* 6.6667: one quarter weight at 0.15 of compression */
 #define STATIC_HEIGHT  0x599a   /* 0.35 = 0.5 - 0.15 */
-#define RIDE_HEIGHT    0x8000   /* 0.5: body centre above the ground = 0.35 + 0.35 - 0.2 */
 
-void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
+void physics_car_setup(uint32_t car, uint32_t driver, int racer, uint32_t start) {
   /* the car's parameters: its set's, and the rest the same for every car */
   const car_set *set = &car_sets[racer];
   I32(car, CAR_MASS) = set->mass;
@@ -118,28 +117,11 @@ void physics_car_setup(uint32_t car, uint32_t driver, int racer) {
     I32(rec, 0xc) = set->places_behind;
   }
 
-  /* The body raised from the ground point to its ride height, the points placed, each point's
-   * sector the first whose bounds hold it. */
-  vec3 lift;
-  scale16(VEC(car, CAR_UP), RIDE_HEIGHT, &lift);
-  vadd(VEC(car, CAR_BODY_CENTRE), VEC(car, CAR_BODY_CENTRE), &lift);
-  POD_CALL1(FN_PLACE_POINTS, car);
+  /* On its grid slot (0x4236f0, F141): the body 1 above the start record's point, levelled along its
+   * heading, the points placed and sectored (the place, 0x423538); the settling lets it down onto its
+   * springs. */
+  POD_CALL2(FN_GRID_SLOT, car, start);
   uint32_t table = U32(POD_SECTOR_TABLE, 0);
-  int32_t count = I32(POD_SECTOR_COUNT, 0);
-  for (int i = 0; i < NUM_POINTS; i++) {
-    uint32_t p = car + CAR_POINT(i);
-    const vec3 *pos = VEC(p, PT_POSITION);
-    for (int32_t j = 0; j < count; j++) {
-      uint32_t s = table + (uint32_t)j * SECTOR_SIZE;
-      const vec3 *lo = VEC(s, SECTOR_BOUNDS_MIN), *hi = VEC(s, SECTOR_BOUNDS_MAX);
-      if (pos->x >= lo->x && pos->x <= hi->x && pos->y >= lo->y && pos->y <= hi->y && pos->z >= lo->z &&
-          pos->z <= hi->z) {
-        U32(p, PT_SECTOR) = s;
-        U32(p, PT_LAST_SECTOR) = s;
-        break;
-      }
-    }
-  }
   uint32_t s1 = U32(car, CAR_POINT(1) + PT_SECTOR);
   I32(car, CAR_WHEEL1_SECTOR) = s1 ? (int32_t)(s1 - table) / SECTOR_SIZE : -1;
 
