@@ -362,4 +362,20 @@ TEST(StandinPhysics, TheDamageRaceVetoHoldsOffEveryHit) {
   EXPECT_GT(hurt_outside, 0) << "damage mode 2 hurts some part outside the veto's windows";
 }
 
+// The race starts from the settling (F142): before the first step the cars put on their grid slots
+// (the body 1 above the slot's point, F085) have had two seconds to come down onto their springs, so at
+// step 0 every car but the two the race stages afterwards (racer 0 lifted, racer 7 turned over) stands
+// on all four wheels, nearly still. Without the settling they would still hang 1 above the road.
+TEST(StandinPhysics, TheRaceStartsSettled) {
+  int settled = 0;
+  each_car(RecordKind::kCtrl, [&](const Record& rec, std::span<const std::uint8_t> car) {
+    if (rec.step != 0 || rec.racer == 0 || rec.racer == 7) return;
+    for (std::uint32_t w = 0; w < 4; ++w)
+      EXPECT_NE(car[w * kPointSize + kPtTouching], 0) << "racer " << rec.racer << " wheel " << w;
+    EXPECT_LT(length(car, kVelocity), 0.5) << "racer " << rec.racer;
+    ++settled;
+  });
+  EXPECT_EQ(settled, 6);
+}
+
 }  // namespace
