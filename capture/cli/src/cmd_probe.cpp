@@ -62,13 +62,13 @@ std::string branch_changes(const std::vector<harness::BranchSite>& before, const
 
 // The port on a case the original produced; prints the verdict, returns the exit code.
 int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, const cases::Case& c,
-                const harness::Labeler& labels, Io& io) {
+                const harness::Profile& profile, const harness::Labeler& labels, Io& io) {
   const cases::Binding* b = cases::find_binding(bindings, c.function);
   if (!b) {
     fmt::print(io.out, "port: no binding for 0x{:08x} ({}) yet: nothing to compare\n", c.function, c.name);
     return kExitOk;
   }
-  const cases::Comparison cmp = cases::compare(c, b->run(c));
+  const cases::Comparison cmp = cases::compare(c, cases::run_binding(*b, c));
   if (cmp.matched()) {
     fmt::print(io.out, "port ({}): matches the original on this state ({} bytes written, registers equal)\n", b->name,
                c.writes.byte_count());
@@ -79,8 +79,10 @@ int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, 
   fo.name = c.name;
   fo.bound = true;
   const harness::CaseOutcome co{&c, cmp};
+  harness::Namer namer = harness::corpus_namer(corpus, &labels);
+  harness::name_arguments(namer, profile);
   io.out << "port (" << b->name << "): DIFFERS from the original on this state\n"
-         << harness::format_mismatch(fo, co, harness::corpus_namer(corpus, &labels));
+         << harness::format_mismatch(fo, co, namer);
   return kExitMismatch;
 }
 
@@ -114,7 +116,7 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
   options.driver = driver;
   options.search = {a.budget, a.start_cases, 1, a.poke_constants};
   options.jobs = jobs;
-  auto result = capture::search_corpus_edges(corpus, snapshot, profile, &labels, *a.bindings, options);
+  auto result = capture::search_corpus_edges(corpus, snapshot, profile, &labels, harness::with_signatures(*a.bindings, profile), options);
   if (!result.ok()) return report(io, result.error());
   for (const capture::FunctionEdgeSearch& fn : result->functions) {
     for (std::size_t i = 0; i < fn.search.searches.size(); ++i) {
@@ -175,6 +177,8 @@ int run_probe(const ProbeArgs& a, Io& io) {
   if (!recorded.ok()) return report(io, recorded.error());
   const auto& profile = *recorded;  // kRequired: always holds one
   const harness::Labeler labels(*profile);
+  // Bindings that read their arguments by name get them from the profile.
+  const cases::BindingSet bindings = harness::with_signatures(*a.bindings, *profile);
   auto snapshot = harness::load_snapshot(a.snapshot);
   if (!snapshot.ok()) return report(io, snapshot.error());
   if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return report(io, s.error());
@@ -227,7 +231,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
       found.id = ids->front();
       fmt::print(io.out, "written to {} as case {}:{} (poked)\n", a.into.empty() ? a.corpus : a.into, name, found.id);
     }
-    return replay_port(*a.bindings, *corpus, found, labels, io);
+    return replay_port(bindings, *corpus, found, *profile, labels, io);
   }
 
   if (a.one_case.empty()) return report(io, Error::make(Errc::kUsage, "probe needs --case F:ID (or --search)"));
@@ -289,7 +293,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
                poked.reads_outside_case.size(), labels.name(poked.reads_outside_case.front()));
   fmt::print(io.out, "branches that went another way than unpoked:\n{}",
              branch_changes(probe->plain_branches, probe->poked_branches));
-  const int verdict = replay_port(*a.bindings, *corpus, poked.as_case, labels, io);
+  const int verdict = replay_port(bindings, *corpus, poked.as_case, *profile, labels, io);
   if (a.add) {
     if (pokes.empty() && !start.poked_registers)
       return report(io, Error::make(Errc::kUsage, "--add keeps a poked state; give --poke"));

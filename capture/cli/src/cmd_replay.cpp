@@ -60,10 +60,14 @@ int run_replay(const ReplayArgs& a, Io& io) {
     opt.only_case = *id;
   }
   std::optional<harness::Labeler> labeler;
+  std::optional<harness::Profile> profile;  // names bytes, and gives bindings that read arguments by name their args
   if (!a.no_profile) {
     auto p = corpus_profile(corpus->manifest, a.corpus, a.profile, ProfileUse::kNames, io);
     if (!p.ok()) return report(io, p.error());
-    if (*p) labeler.emplace(**p);
+    if (*p) {
+      profile = **p;
+      labeler.emplace(*profile);
+    }
   }
   // The baseline is read before the replay: a bad one is refused before anything runs.
   std::optional<std::string> baseline;
@@ -72,10 +76,12 @@ int run_replay(const ReplayArgs& a, Io& io) {
     if (!text.ok()) return report(io, text.error());
     baseline.emplace(text->begin(), text->end());
   }
-  auto result = harness::replay(*corpus, *a.bindings, opt);
+  const cases::BindingSet bindings = profile ? harness::with_signatures(*a.bindings, *profile) : *a.bindings;
+  auto result = harness::replay(*corpus, bindings, opt);
   if (!result.ok()) return report(io, result.error());
 
-  const harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
+  harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
+  if (profile) harness::name_arguments(namer, *profile);
 
   std::size_t shown = 0;
   for (const auto& f : result->functions)

@@ -34,9 +34,14 @@ struct Gate {
   cases::Corpus corpus;
   KnownDifferences known;
   std::optional<harness::Labeler> labeler;
+  std::optional<harness::Profile> profile;  ///< names bytes and arguments; gives bindings their signatures
   cases::BindingSet bindings;
 
-  harness::Namer namer() const { return harness::corpus_namer(corpus, labeler ? &*labeler : nullptr, 200); }
+  harness::Namer namer() const {
+    harness::Namer n = harness::corpus_namer(corpus, labeler ? &*labeler : nullptr, 200);
+    if (profile) harness::name_arguments(n, *profile);
+    return n;
+  }
 };
 
 const char* diff_kind_name(cases::ByteDiff::Kind k) {
@@ -240,13 +245,17 @@ Status register_gate(const GateOptions& options, cases::BindingSet bindings) {
   }
   if (!options.profile.empty()) {
     LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(options.profile));
-    gate->labeler.emplace(profile);
+    gate->profile = std::move(profile);
   } else {
     // No profile given: the one the corpus was captured with, when it can still be read.
     LOCKSTEP_TRY(harness::RecordedProfile recorded,
                  harness::recorded_profile(gate->corpus.manifest, options.corpus, harness::ProfileNeed::kNames));
     for (const std::string& w : recorded.warnings) std::fprintf(stderr, "lockstep gate: warning: %s\n", w.c_str());
-    if (recorded.profile) gate->labeler.emplace(*recorded.profile);
+    gate->profile = std::move(recorded.profile);
+  }
+  if (gate->profile) {
+    gate->labeler.emplace(*gate->profile);
+    gate->bindings = harness::with_signatures(std::move(gate->bindings), *gate->profile);
   }
   for (const auto& [key, why] : gate->known) {
     bool present = false;

@@ -135,16 +135,6 @@ Status parse_field(const toml::table& t, const std::string& source, const std::s
 
 }  // namespace
 
-const char* arg_type_name(ArgType t) noexcept {
-  switch (t) {
-    case ArgType::kU32: return "u32";
-    case ArgType::kI32: return "i32";
-    case ArgType::kPtr: return "ptr";
-    case ArgType::kF64: return "f64";
-  }
-  return "?";
-}
-
 Result<std::uint32_t> parse_u32(std::string_view s) {
   std::string_view t = s;
   bool neg = false;
@@ -305,13 +295,11 @@ class ProfileReader {
     ArgSpec s;
     s.name = a.substr(0, colon);
     if (colon == std::string::npos || colon == 0)
-      return r.error("args", fmt::format("argument '{}' must be \"name:kind\" (kind u32, i32, ptr or f64)", a));
+      return r.error("args", fmt::format("argument '{}' must be \"name:kind\" (kind u32, i32, ptr, f32 or f64)", a));
     const std::string kind = a.substr(colon + 1);
-    if (kind == "u32") s.type = ArgType::kU32;
-    else if (kind == "i32") s.type = ArgType::kI32;
-    else if (kind == "ptr") s.type = ArgType::kPtr;
-    else if (kind == "f64") s.type = ArgType::kF64;
-    else return r.error("args", fmt::format("argument '{}': kind '{}' is not u32, i32, ptr or f64", a, kind));
+    auto t = parse_arg_type(kind);
+    if (!t.ok()) return r.error("args", fmt::format("argument '{}': kind '{}' is not u32, i32, ptr, f32 or f64", a, kind));
+    s.type = *t;
     return s;
   }
 

@@ -38,6 +38,19 @@ std::uint32_t ReplayResult::unbound_functions() const {
                                                   [](const FunctionOutcome& f) { return !f.bound; }));
 }
 
+std::map<std::uint32_t, cases::Signature> signatures(const Profile& profile) {
+  std::map<std::uint32_t, cases::Signature> out;
+  for (const FunctionSpec& f : profile.functions) out[f.address] = cases::Signature{f.convention, f.args};
+  return out;
+}
+
+cases::BindingSet with_signatures(cases::BindingSet bindings, const Profile& profile) {
+  const auto all = signatures(profile);
+  for (cases::Binding& b : bindings)
+    if (auto it = all.find(b.address); it != all.end()) b.signature = std::make_shared<const cases::Signature>(it->second);
+  return bindings;
+}
+
 Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt) {
   ReplayResult out;
   out.shard = opt.shard;
@@ -93,7 +106,7 @@ Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet
   std::vector<std::uint8_t> outcome(jobs.size());
   std::vector<std::vector<std::pair<std::size_t, cases::Comparison>>> failed(std::max(opt.jobs, 1u));
   parallel_for(opt.jobs, jobs.size(), [&](unsigned worker, std::size_t i) {
-    const auto fx = jobs[i].binding->run(*jobs[i].c);
+    const auto fx = cases::run_binding(*jobs[i].binding, *jobs[i].c);
     cases::Comparison cmp = cases::compare(*jobs[i].c, fx, {.outside_reads_fail = opt.outside_reads_fail});
     outcome[i] = static_cast<std::uint8_t>((cmp.matched() ? kMatched : 0) | (cmp.outside_reads.empty() ? 0 : kOutsideReads));
     if (!cmp.matched()) failed[worker].emplace_back(i, std::move(cmp));
@@ -160,6 +173,14 @@ Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size
   return n;
 }
 
+void name_arguments(Namer& namer, const Profile& profile) {
+  auto all = std::make_shared<const std::map<std::uint32_t, cases::Signature>>(signatures(profile));
+  namer.signature = [all](std::uint32_t fn) -> const cases::Signature* {
+    auto it = all->find(fn);
+    return it == all->end() ? nullptr : &it->second;
+  };
+}
+
 std::string format_table(const ReplayResult& r) {
   std::string s = fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", "address", "function", "cases",
                               "matched", "mismatched", "outside", "");
@@ -176,6 +197,22 @@ std::string format_table(const ReplayResult& r) {
 namespace {
 
 std::string hex_or(std::optional<std::uint8_t> v) { return v ? fmt::format("{:02x}", *v) : std::string(".."); }
+
+/// The name of a byte in one of the case's stack arguments ("throttle (esp+8)", "dt+4 (esp+16)").
+std::optional<std::string> stack_argument_name(const cases::Case& c, const cases::Signature* sig, std::uint32_t a) {
+  if (!sig) return std::nullopt;
+  auto places = cases::place_arguments(sig->convention, sig->args);
+  if (!places.ok()) return std::nullopt;
+  for (std::size_t i = 0; i < places->size(); ++i) {
+    const cases::ArgPlace& p = (*places)[i];
+    if (p.reg) continue;
+    const std::uint32_t at = c.in.esp + p.esp_offset;
+    if (a - at < p.size)
+      return a == at ? fmt::format("{} ({})", sig->args[i].name, p.where())
+                     : fmt::format("{}+{} (esp+{})", sig->args[i].name, a - at, p.esp_offset + (a - at));
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -194,6 +231,11 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     s += "\n";
     if (!c.note.empty()) s += "  note: " + c.note + "\n";
   }
+  const cases::Signature* sig = namer.signature ? namer.signature(f.function) : nullptr;
+  if (sig && !sig->args.empty()) {
+    s += "  arguments:\n";
+    for (const std::string& line : cases::describe_arguments(c, *sig)) s += "    " + line + "\n";
+  }
   if (!cmp.port_error.empty()) s += fmt::format("  the port raised: {}\n", cmp.port_error);
 
   // Group differing bytes by field: every field with at least one difference is shown whole.
@@ -206,7 +248,9 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     if (!groups.empty() && d.address >= groups.back().base && d.address < groups.back().base + groups.back().size)
       continue;
     std::optional<FieldName> fld = namer.field ? namer.field(d.address) : std::nullopt;
-    if (fld && fld->size > 0 && fld->size <= 64 && d.address >= fld->base && d.address < fld->base + fld->size)
+    if (auto arg = stack_argument_name(c, sig, d.address))
+      groups.push_back({d.address, 1, fmt::format("0x{:08x} {}", d.address, *arg)});
+    else if (fld && fld->size > 0 && fld->size <= 64 && d.address >= fld->base && d.address < fld->base + fld->size)
       groups.push_back({fld->base, fld->size, fld->name});
     else
       groups.push_back({d.address, 1, fmt::format("0x{:08x}", d.address)});
@@ -280,7 +324,9 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     for (auto a : cmp.outside_reads) {
       if (shown++ == 16) { s += " ..."; break; }
       std::optional<FieldName> fld = namer.field ? namer.field(a) : std::nullopt;
-      s += fld ? fmt::format(" 0x{:08x} ({})", a, fld->name) : fmt::format(" 0x{:08x}", a);
+      if (auto arg = stack_argument_name(c, sig, a)) s += fmt::format(" 0x{:08x} {}", a, *arg);
+      else if (fld && fld->name != fmt::format("0x{:08x}", a)) s += fmt::format(" 0x{:08x} ({})", a, fld->name);
+      else s += fmt::format(" 0x{:08x}", a);  // a byte no label names: its address once
     }
     s += "\n";
   }

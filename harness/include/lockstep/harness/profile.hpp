@@ -19,13 +19,11 @@
 
 namespace lockstep::harness {
 
-enum class ArgType { kU32, kI32, kPtr, kF64 };
-const char* arg_type_name(ArgType t) noexcept;
-
-struct ArgSpec {
-  std::string name;
-  ArgType type = ArgType::kU32;
-};
+// An argument's kind and name are the shared CPU vocabulary's (lockstep/cases/cpu.hpp).
+using cases::arg_type_name;
+using cases::ArgSpec;
+using cases::ArgType;
+using cases::parse_arg_type;
 
 /// `[[function]]`
 struct FunctionSpec {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/cases/binding.hpp"
 #include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/profile.hpp"
 
 namespace lockstep::harness {
 
@@ -58,6 +60,13 @@ struct ReplayResult {
   bool all_matched() const { return total_mismatched() == 0; }
 };
 
+/// Each function's signature as the profile declares it (its convention and `args`), by address.
+std::map<std::uint32_t, cases::Signature> signatures(const Profile& profile);
+/// The bindings, each with its function's signature from the profile attached: what a binding that
+/// reads its arguments by name (cases::Arguments) runs with. A binding of a function the profile does
+/// not list keeps none.
+cases::BindingSet with_signatures(cases::BindingSet bindings, const Profile& profile);
+
 /// Runs the corpus. `corpus` must outlive the result (outcomes point into it).
 Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt);
 
@@ -74,6 +83,9 @@ struct Namer {
   /// The listing lines of the instruction at `writer` in `function`'s code, after the few before it in
   /// its basic block (kWriterContext at most); empty when the listing does not hold it.
   std::function<std::string(std::uint32_t function, std::uint32_t writer)> writer_context;
+  /// The function's signature (from the profile): names its stack arguments ("throttle (esp+8)") and
+  /// lists a mismatching case's arguments; nullptr when unknown.
+  std::function<const cases::Signature*(std::uint32_t function)> signature;
 };
 
 /// How many instructions before a writing instruction a mismatch report shows: those of the same
@@ -87,6 +99,8 @@ class Labeler;
 /// outlive the namer), and the original's listing from the code bytes each case file carries, at
 /// most `max_instructions` long. `corpus` must outlive the namer.
 Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
+/// The namer's signatures from `profile` (which must outlive it).
+void name_arguments(Namer& namer, const Profile& profile);
 
 std::string format_table(const ReplayResult& r);
 /// The report a porter reads for one mismatching case.
