@@ -1,4 +1,4 @@
-// lockstep call SNAPSHOT --profile P --fn NAME|ADDR [--arg ...] [--poke ADDR=HEX ...] [--json]:
+// lockstep call SNAPSHOT --profile P --fn NAME|ADDR [--arg ...] [--poke ADDR=VALUE ...] [--json]:
 // runs one original function under the Unicorn machine and prints what it read and wrote, named by
 // the profile's labels, or the fault report (exit 3).
 #include <fmt/ostream.h>
@@ -135,9 +135,10 @@ Action setup_call(CLI::App& app, const cases::BindingSet& /*bindings: runs no po
   app.add_option("--profile", o->profile, "Profile (TOML) naming functions, stubs and labels")->required();
   app.add_option("--fn", o->fn, "Function: a profile name, its original symbol, or an address")->required();
   app.add_option("--arg", o->args,
-                 "Argument, in order: a number, an address (car[3], car[3]+0x440), f64:1.5, or hex:00aa.. "
-                 "(a block laid in scratch memory, passed by address)");
-  app.add_option("--poke", o->pokes, "ADDR=HEX: bytes written before the call (ADDR as for --arg)");
+                 "Argument, in order: a number, an address (car[3], car[3]+0x440, car[3].engine_speed), a typed "
+                 "value (fx:-200.0, f32:0.5, i16:-3, f64:1.5), or hex:00aa.. (a block laid in scratch memory, "
+                 "passed by address)");
+  app.add_option("--poke", o->pokes, "ADDR=VALUE: written before the call (ADDR as for --arg, or a field: tank[1].fuel; VALUE hex bytes or typed: u32:7 f32:0.01 fx:-200.0)");
   app.add_option("--convention", o->convention, "Override: watcom, cdecl, stdcall, fastcall, thiscall");
   app.add_option("--returns", o->returns, "Override: none, eax, edx:eax, st0");
   add_unsigned_option(app, "--thread", o->thread, "Snapshot thread whose registers and stack the call uses (default 0)");

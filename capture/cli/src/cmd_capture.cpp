@@ -1,4 +1,4 @@
-// lockstep capture SNAPSHOT STEPLOG --profile P --fn F ... [--every N] [--max M] [--poke ADDR=HEX ...]
+// lockstep capture SNAPSHOT STEPLOG --profile P --fn F ... [--every N] [--max M] [--poke ADDR=VALUE ...]
 //   -o CORPUS
 // lockstep capture SNAPSHOT --calls CALLS.toml --profile P -o CORPUS (no step log: capture/docs/call-list.md)
 // Runs the profile's driver over the recorded states and writes every call of the chosen functions
@@ -163,7 +163,7 @@ Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no
   add_unsigned_option(app, "--every", a->every, "Take every Nth driver run (state-log record); default 1", 1);
   add_unsigned_option(app, "--max", a->max, "At most M cases of each function per driver run; default 0 = all");
   add_run_limits(app, a->limits, "one driver run");
-  app.add_option("--poke", a->pokes, "ADDR=HEX bytes laid over every state before its run; repeatable");
+  app.add_option("--poke", a->pokes, "ADDR=VALUE (hex bytes or typed: u32:7 f32:0.01 fx:-200.0) laid over every state before its run; repeatable");
   app.add_option("--driver", a->driver, "The profile's [[driver]] to run (default: the one on CTRL records)");
   app.add_option("-o,--out", a->out, "Corpus folder to write")->required();
   add_jobs_option(app, a->jobs, "Threads, each with its own machine (default 1); the corpus is the same for any N");

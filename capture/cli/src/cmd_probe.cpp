@@ -1,4 +1,4 @@
-// lockstep probe CORPUS --case F:ID --snapshot SNAP [--profile P] [--poke ADDR=HEX ...] [--add]
+// lockstep probe CORPUS --case F:ID --snapshot SNAP [--profile P] [--poke ADDR=VALUE ...] [--add]
 //   Runs the original (under Unicorn, from the case's own state) and the port on the same poked
 //   state, prints both effects, which branches went another way, and the port's diff.
 // lockstep probe CORPUS --fn F --edge ADDR:taken|fallthrough --search [--budget N] --snapshot SNAP
@@ -22,6 +22,7 @@
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
+#include "lockstep/harness/values.hpp"
 
 #include "command.hpp"
 #include "corpus_args.hpp"
@@ -247,10 +248,17 @@ int run_probe(const ProbeArgs& a, Io& io) {
     const std::string name = p.substr(0, p.find('='));
     // (poke_register on a throwaway case: is the name a register?)
     if (cases::Case trial; p.find('=') != std::string::npos && cases::poke_register(trial, name, 0)) {
-      auto v = harness::parse_u32(p.substr(name.size() + 1));
-      if (!v.ok())
-        return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number", p,
-                                      p.substr(name.size() + 1)));
+      // A number, or a typed value of at most 4 bytes (eax=fx:1.5, ecx=i16:-3), as the register holds it.
+      const std::string text = p.substr(name.size() + 1);
+      auto typed = harness::parse_typed_value(text);
+      if (!typed.ok()) return report(io, typed.error().wrap("--poke {}", p));
+      if (*typed && (*typed)->bytes.size() <= 4) {
+        cases::poke_register(start, name, (*typed)->word());
+        continue;
+      }
+      auto v = harness::parse_u32(text);
+      if (*typed || !v.ok())
+        return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number or typed value", p, text));
       cases::poke_register(start, name, *v);
       continue;
     }
@@ -317,8 +325,9 @@ Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
                  "captured with)");
   app.add_option("--case", a->one_case, "The case to probe: FUNCTION:ID (e.g. tyres::tyres:12)");
   app.add_option("--poke", a->pokes,
-                 "ADDR=HEX bytes laid over the case's state (ADDR: car[3]+0x440, a label, 0x...), or REG=VALUE "
-                 "for an entry register (eax=0x4000)");
+                 "ADDR=VALUE laid over the case's state (ADDR: car[3]+0x440, car[3].engine_speed, a label, 0x...; "
+                 "VALUE: hex bytes or typed, u32:7 i16:-3 f32:0.01 f64:1.5 fx:-200.0), or REG=VALUE for an entry "
+                 "register (eax=0x4000, eax=fx:1.5)");
   app.add_flag("--add", a->add, "Write the poked state into the corpus as a poked case");
   app.add_flag("--search", a->search, "Search for a state that takes --edge of --fn");
   app.add_option("--fn", a->function, "The function to search in (name or address)");
