@@ -168,6 +168,10 @@ count = 4
       << out;
   const x87::Extended expected(static_cast<long double>(2.0f) * static_cast<long double>(1.1) / 0.75L);
   EXPECT_NE(out.find("st0 = " + expected.decimal() + " (" + expected.hex() + ")"), std::string::npos) << out;
+  EXPECT_NE(out.find(fmt::format("  arguments:\n    tank (esp+4) = 0x{:08x}\n    throttle (esp+8) = 0x00008000 (32768)\n",
+                                 tanks + 16)),
+            std::string::npos)
+      << out;
 
   auto c = cases::read_corpus(corpus);
   ASSERT_TRUE(c.ok()) << c.error().message;

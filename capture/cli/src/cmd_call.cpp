@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lockstep/base/numbers.hpp"
+#include "lockstep/cases/arguments.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/machine.hpp"
@@ -123,6 +124,16 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
     fmt::print(io.out, "{} (0x{:08x}, {}): {} after {} blocks\n", name, spec.function,
                convention_name(spec.convention.kind), out.returned() ? "returned" : "FAULTED", out.blocks);
     if (out.returned()) fmt::print(io.out, "  {}; the callee popped {} bytes\n", format_return(out.value), out.popped);
+    if (fn && !fn->args.empty()) {
+      // The arguments by the profile's names, where the convention put them and whether the call read them.
+      cases::Case c;
+      c.name = fn->name;
+      c.in = out.record.in;
+      for (const ByteRun& r : out.record.effects.inputs) c.inputs.set(r.addr, r.bytes);
+      io.out << "  arguments:\n";
+      for (const std::string& line : cases::describe_arguments(c, cases::Signature{spec.convention, fn->args}))
+        io.out << "    " << line << "\n";
+    }
     io.out << format_effects(out.record.effects, labels);
     if (out.fault) io.out << format_fault(*out.fault);
   }

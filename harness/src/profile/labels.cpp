@@ -288,7 +288,9 @@ Result<Poke> parse_poke(std::string_view text, const Labeler& labels) {
   if (eq == std::string_view::npos)
     return Error::make(Errc::kUsage, "poke '{}' is not ADDR=VALUE (hex bytes, or typed: u32:7, f32:0.5, fx:-200.0)", text);
   Poke p;
-  LOCKSTEP_TRY(const Labeler::Target target, labels.resolve_target(text.substr(0, eq)));
+  auto resolved = labels.resolve_target(text.substr(0, eq));
+  if (!resolved.ok()) return std::move(resolved).error().wrap("poke '{}'", text);
+  const Labeler::Target target = *resolved;
   p.address = target.address;
   auto value = parse_value(text.substr(eq + 1));
   if (!value.ok()) return std::move(value).error().wrap("poke '{}'", text);
