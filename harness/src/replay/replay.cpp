@@ -38,6 +38,22 @@ std::uint32_t ReplayResult::unbound_functions() const {
                                                   [](const FunctionOutcome& f) { return !f.bound; }));
 }
 
+std::string FunctionOutcome::unchecked_reason() const {
+  if (!excluded.empty()) return "";
+  if (cases == 0) return "no cases";
+  if (!bound) return "no binding";
+  return "";
+}
+std::uint32_t ReplayResult::checked_cases() const {
+  std::uint32_t n = 0;
+  for (const auto& f : functions) n += f.checked();
+  return n;
+}
+std::uint32_t ReplayResult::unchecked_functions() const {
+  return static_cast<std::uint32_t>(std::count_if(functions.begin(), functions.end(),
+                                                  [](const FunctionOutcome& f) { return !f.unchecked_reason().empty(); }));
+}
+
 Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt) {
   ReplayResult out;
   out.shard = opt.shard;
@@ -73,6 +89,7 @@ Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet
     fo.name = file.name;
     const cases::Binding* b = cases::find_binding(bindings, file.function);
     fo.bound = b != nullptr;
+    if (auto ex = opt.excluded.find(file.function); ex != opt.excluded.end()) fo.excluded = ex->second;
     for (const auto& c : file.cases) {
       if (opt.only_case && opt.only_case->second != c.id) continue;
       found_case = true;
@@ -160,16 +177,45 @@ Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size
   return n;
 }
 
+namespace {
+
+/// The table's last column: why a function was not checked.
+std::string table_note(const FunctionOutcome& f) {
+  if (f.checked() > 0) return "";
+  if (!f.excluded.empty()) return "excluded: " + f.excluded;
+  if (f.cases == 0) return "UNCHECKED: no cases";
+  return "UNCHECKED: no binding";
+}
+
+}  // namespace
+
 std::string format_table(const ReplayResult& r) {
   std::string s = fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", "address", "function", "cases",
                               "matched", "mismatched", "outside", "");
   for (const auto& f : r.functions) {
     s += fmt::format("0x{:08x} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", f.function, f.name, f.cases,
                      f.bound ? fmt::to_string(f.matched) : "-", f.bound ? fmt::to_string(f.mismatched) : "-",
-                     f.bound ? fmt::to_string(f.outside_reads) : "-", f.bound ? "" : "no binding yet");
+                     f.bound ? fmt::to_string(f.outside_reads) : "-", table_note(f));
   }
   s += fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10}\n", "total", fmt::format("{} functions", r.functions.size()),
                    r.total_cases(), r.total_matched(), r.total_mismatched());
+  s += fmt::format("{} of {} cases checked", r.checked_cases(), r.total_cases());
+  const std::uint32_t excluded = static_cast<std::uint32_t>(std::count_if(
+      r.functions.begin(), r.functions.end(), [](const FunctionOutcome& f) { return !f.excluded.empty() && f.checked() == 0; }));
+  if (excluded) s += fmt::format(" ({} function{} excluded, each with its reason)", excluded, excluded == 1 ? "" : "s");
+  s += "\n";
+  if (const std::uint32_t n = r.unchecked_functions()) {
+    s += fmt::format("UNCHECKED: {} function{} with nothing checked and no reason given:\n", n, n == 1 ? "" : "s");
+    for (const auto& f : r.functions)
+      if (const std::string why = f.unchecked_reason(); !why.empty())
+        s += fmt::format("  0x{:08x} {}: {}{}\n", f.function, f.name, why,
+                         why == "no binding" ? fmt::format(" ({} cases the port never ran)", f.cases)
+                                             : std::string(" (nothing for a binding to run on)"));
+    s += "  bind them, or exclude each with its reason (--exclude FUNCTION=REASON, --exclusions FILE): "
+         "the verdict fails until then\n";
+  } else if (r.checked_cases() == 0) {
+    s += "UNCHECKED: no case was checked at all: the verdict fails\n";
+  }
   return s;
 }
 
@@ -298,6 +344,8 @@ std::string to_json(const ReplayResult& r) {
   j["cases"] = r.total_cases();
   j["matched"] = r.total_matched();
   j["mismatched"] = r.total_mismatched();
+  j["checked"] = r.checked_cases();
+  j["unchecked_functions"] = r.unchecked_functions();
   if (!r.shard.whole()) j["shard"] = fmt::format("{}/{}", r.shard.index, r.shard.count);
   auto& fs = j["functions"] = nlohmann::ordered_json::array();
   for (const auto& f : r.functions) {
@@ -309,6 +357,7 @@ std::string to_json(const ReplayResult& r) {
     o["matched"] = f.matched;
     o["mismatched"] = f.mismatched;
     o["outside_reads"] = f.outside_reads;
+    if (!f.excluded.empty()) o["excluded"] = f.excluded;
     auto& fails = o["failing_cases"] = nlohmann::ordered_json::array();
     for (std::uint32_t id : f.failing_ids) fails.push_back(id);
     fs.push_back(std::move(o));
@@ -320,13 +369,17 @@ std::string to_junit(const ReplayResult& r) {
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += fmt::format("<testsuites name=\"lockstep replay\" tests=\"{}\" failures=\"{}\">\n", r.functions.size(),
                    std::count_if(r.functions.begin(), r.functions.end(),
-                                 [](const FunctionOutcome& f) { return f.mismatched > 0; }));
+                                 [](const FunctionOutcome& f) {
+                                   return f.mismatched > 0 || !f.unchecked_reason().empty();
+                                 }));
   s += "  <testsuite name=\"replay\">\n";
   for (const auto& f : r.functions) {
     s += fmt::format("    <testcase classname=\"replay\" name=\"{}\">",
                      detail::markup_escape(fmt::format("0x{:08x} {}", f.function, f.name)));
-    if (!f.bound) {
-      s += "<skipped message=\"no binding yet\"/>";
+    if (const std::string why = f.unchecked_reason(); !why.empty()) {
+      s += fmt::format("<failure message=\"unchecked: {} ({} cases), and no exclusion gives a reason\"/>", why, f.cases);
+    } else if (f.checked() == 0) {
+      s += fmt::format("<skipped message=\"{}\"/>", detail::markup_escape("excluded: " + f.excluded));
     } else if (f.mismatched) {
       s += fmt::format("<failure message=\"{} of {} cases mismatched\"/>", f.mismatched, f.cases);
     }
@@ -373,6 +426,7 @@ Result<ReplayResult> merge_reports(const std::vector<std::string>& json_reports,
         fo.mismatched = f.at("mismatched").get<std::uint32_t>();
         fo.outside_reads = f.at("outside_reads").get<std::uint32_t>();
         fo.failing_ids = f.at("failing_cases").get<std::vector<std::uint32_t>>();
+        if (f.contains("excluded")) fo.excluded = f.at("excluded").get<std::string>();
         merged.functions.push_back(std::move(fo));
       }
     } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct ReplayOptions {
   /// `functions` has chosen) goes to shard n % N + 1. The shards' JSON reports merge (merge_reports)
   /// into the report of the whole run.
   Shard shard;
+  /// Functions left unchecked on purpose, with the reason (exclusions.hpp): without a binding, or with
+  /// no cases, they do not make the run vacuous. One that is bound and has cases is checked as usual.
+  std::map<std::uint32_t, std::string> excluded;
 };
 
 struct CaseOutcome {
@@ -46,6 +50,13 @@ struct FunctionOutcome {
   std::uint32_t poked = 0;             ///< cases that were poked (counted in the totals too)
   std::vector<CaseOutcome> failures;   ///< every mismatching case
   std::vector<std::uint32_t> failing_ids;  ///< their case ids (kept by a report read back from JSON)
+  std::string excluded;                ///< why it is left unchecked on purpose ("" = not excluded)
+
+  /// Cases compared with the port: every case of a bound function.
+  std::uint32_t checked() const noexcept { return bound ? cases : 0; }
+  /// Why nothing of it was checked and nothing excuses that ("" when it was checked, or is excluded):
+  /// "no binding" (cases the port never ran) or "no cases" (nothing for a binding to run on).
+  std::string unchecked_reason() const;
 };
 
 struct ReplayResult {
@@ -55,7 +66,13 @@ struct ReplayResult {
   std::uint32_t total_matched() const;
   std::uint32_t total_mismatched() const;
   std::uint32_t unbound_functions() const;
+  std::uint32_t checked_cases() const;  ///< the N of "N of M cases checked"
+  /// Functions neither checked nor excluded (a vacuous part of the verdict).
+  std::uint32_t unchecked_functions() const;
   bool all_matched() const { return total_mismatched() == 0; }
+  /// The run proves less than it claims: a function left unchecked without a reason, or no case
+  /// checked at all. A vacuous run must not pass (exit kExitUnchecked), even when nothing differed.
+  bool vacuous() const { return unchecked_functions() > 0 || checked_cases() == 0; }
 };
 
 /// Runs the corpus. `corpus` must outlive the result (outcomes point into it).
@@ -88,6 +105,8 @@ class Labeler;
 /// most `max_instructions` long. `corpus` must outlive the namer.
 Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
 
+/// The per-function table, then the verdict's summary: "N of M cases checked", and what was left
+/// unchecked (by function, with what to do about it) or excluded (with the reason).
 std::string format_table(const ReplayResult& r);
 /// The report a porter reads for one mismatching case.
 std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer);
