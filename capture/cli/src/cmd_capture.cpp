@@ -114,8 +114,19 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
                           std::filesystem::path(a.profile).filename().string(), to_hex(sha256(*list_bytes)));
   for (const auto& f : a.functions) m.command += " --fn " + f;
   if (auto s = cases::write_corpus(a.out, m, rep->capture.files); !s.ok()) return report(io, s.error());
-  for (const auto& f : rep->faults)
+  for (const auto& f : rep->faults) {
     fmt::print(io.err, "lockstep: {}:{}: [[call]] #{} faulted: {}\n", a.calls, f.line, f.index + 1, f.message);
+    // An access near address 0 by a function declared to take no register arguments: the likeliest
+    // cause is a pointer it reads from a register the harness left unset (a fastcall declared cdecl).
+    const auto fn = profile.find_function(list->calls[f.index].function);
+    const bool low = f.message.find("unmapped") != std::string::npos && f.message.find(" 0x0000") != std::string::npos;
+    if (fn.ok() && low &&
+        ((*fn)->convention.kind == cases::Convention::kCdecl || (*fn)->convention.kind == cases::Convention::kStdcall))
+      fmt::print(io.err, "lockstep:   {} is declared {}, so the harness passed every argument on the stack: if it "
+                         "takes one in a register (fastcall's ecx, edx; watcom's eax, edx, ebx, ecx), that register "
+                         "held no argument (capture/docs/conventions.md)\n",
+                 (*fn)->name, cases::convention_name((*fn)->convention.kind));
+  }
   fmt::print(io.out, "{} of {} calls returned\n", rep->capture.runs - rep->faults.size(), rep->capture.runs);
   print_functions(rep->capture.files, io);
   if (a.functions.empty())  // the whole profile watched: the functions without cases have no file, only a line
