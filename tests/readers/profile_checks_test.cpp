@@ -18,7 +18,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/symbols.hpp"
+#include "lockstep/harness/symbol_check.hpp"
 
 namespace lockstep {
 namespace {
@@ -181,10 +181,10 @@ TEST_F(Tanks, FastcallDeclaredCdeclIsRefused) {
 TEST_F(Tanks, SymbolsAreNms) {
   auto bytes = read_file(LOCKSTEP_TEST_TANKS);
   ASSERT_TRUE(bytes.ok());
-  auto symbols = harness::read_symbols(*bytes, "tanks");
+  auto symbols = harness::read_symbol_table(*bytes, "tanks");
   ASSERT_TRUE(symbols.ok()) << symbols.error().message;
   std::map<std::string, std::uint32_t> read;
-  for (const auto& s : *symbols) read[s.name] = s.address;
+  for (const auto& s : symbols->symbols) read[s.name] = s.address;
   for (const char* fn : {"tank_thrust", "tank_move", "tank_burn", "tank_step", "tank_count", "main"})
     EXPECT_EQ(read[fn], nm_symbols().at(fn)) << fn;
 }
@@ -209,11 +209,38 @@ TEST_F(Tanks, AnAddressTheSymbolContradictsIsRefused) {
       "[[function]]\naddress = 0x401010\nname = \"f\"\noriginal = \"FUN_00401000\"\nconvention = \"cdecl\"\nreturns = \"none\"\n",
       "g.toml");
   ASSERT_TRUE(p.ok()) << p.error().message;
-  const auto says = harness::check_symbols(*p, {}, "none");
+  const auto says = harness::check_symbols(*p, harness::SymbolTable{}).errors;
   ASSERT_EQ(says.size(), 1u);
   EXPECT_NE(says[0].find("g.toml:1: [[function]] f: address = 0x00401010, but its `original` FUN_00401000 names 0x00401000"),
             std::string::npos)
       << says[0];
+}
+
+// A file that names the profile's function differently (the stand-in's pod_004c8e70 beside a static
+// libc's memmove): the name cannot decide, so it is a warning naming both; an address that starts no
+// function symbol while the name lies elsewhere stays an error.
+TEST(SymbolCheck, ANameTheFileGivesAnotherFunctionIsAWarningNotAnError) {
+  harness::SymbolTable t;
+  t.what = "standin";
+  t.symbols = {{0x004c8e70, 0x40, "pod_004c8e70"}, {0x0807bd50, 0x80, "memmove"}};
+  auto at = [](std::uint32_t address) {
+    return fmt::format("[[function]]\naddress = 0x{:08x}\nname = \"lib::memmove\"\noriginal = \"memmove\"\n"
+                       "convention = \"watcom\"\nreturns = \"eax\"\n", address);
+  };
+  auto named_apart = harness::parse_profile(at(0x004c8e70), "pod.toml");
+  ASSERT_TRUE(named_apart.ok()) << named_apart.error().message;
+  const auto apart = harness::check_symbols(*named_apart, t);
+  EXPECT_TRUE(apart.errors.empty());
+  ASSERT_EQ(apart.warnings.size(), 1u);
+  EXPECT_NE(apart.warnings[0].find("names the function at 0x004c8e70 pod_004c8e70, and its symbol memmove is at "
+                                   "0x0807bd50"), std::string::npos) << apart.warnings[0];
+  auto inside = harness::parse_profile(at(0x004c8e74), "pod.toml");
+  ASSERT_TRUE(inside.ok()) << inside.error().message;
+  const auto wrong = harness::check_symbols(*inside, t);
+  EXPECT_TRUE(wrong.warnings.empty());
+  ASSERT_EQ(wrong.errors.size(), 1u);
+  EXPECT_NE(wrong.errors[0].find("address = 0x004c8e74, but the symbol memmove is at 0x0807bd50"), std::string::npos)
+      << wrong.errors[0];
 }
 
 /// A port of tank_thrust from the C source: vx += throttle >> 4, vy += (throttle * (heading & 0xff)) >> 8.

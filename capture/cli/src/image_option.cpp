@@ -4,7 +4,7 @@
 
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/pe32.hpp"
-#include "lockstep/harness/symbols.hpp"
+#include "lockstep/harness/symbol_check.hpp"
 
 namespace lockstep::cli {
 
@@ -38,13 +38,18 @@ int check_profile_symbols(const std::string& snapshot_path, const harness::Snaps
                           const ImageOption& image, const harness::Profile& profile, Io& io) {
   auto symbols = harness::snapshot_symbols(snapshot_path, snapshot, image.path);
   if (!symbols.ok()) return report(io, symbols.error());
-  if (symbols->source.empty()) return kExitOk;
-  const auto wrong = harness::check_symbols(profile, symbols->symbols, symbols->source);
-  for (const auto& w : wrong) fmt::print(io.err, "lockstep: error: {}\n", w);
-  if (wrong.empty()) return kExitOk;
+  if (symbols->source.empty()) {
+    fmt::print(io.err, "lockstep: note: no symbol table to check {}'s addresses against: {}\n", profile.source,
+               symbols->why_none);
+    return kExitOk;
+  }
+  const auto said = harness::check_symbols(profile, symbols->table);
+  for (const auto& w : said.warnings) fmt::print(io.err, "lockstep: warning: {}\n", w);
+  for (const auto& e : said.errors) fmt::print(io.err, "lockstep: error: {}\n", e);
+  if (said.errors.empty()) return kExitOk;
   fmt::print(io.err, "lockstep: {} function(s) of {} lie elsewhere than their symbols say: correct `address` (or "
                      "`original`) in the profile\n",
-             wrong.size(), profile.source);
+             said.errors.size(), profile.source);
   return kExitProfileDisagrees;
 }
 

@@ -1,10 +1,7 @@
-// Symbols: the names an original's file gives its functions, to check a profile's addresses against.
-//
-// A profile types each function's address by hand and its symbol beside it (`original`); where the
-// file has a symbol table — an ELF32 executable's .symtab and .dynsym, a PE32 image's export table and
-// COFF symbol table — the two are held together: a function whose `original` names a symbol at
-// another address is an error naming both addresses (harness/docs/profile.md, `original`).
-// Stripped files have none, and then nothing is checked (and the check says so).
+// Symbol tables of an original's executable: an ELF file's .symtab (or .dynsym), a PE image's export
+// directory and its COFF symbol table (MinGW and old linkers leave one). What they say about each
+// function — its name, its entry, its size where the table records one — starts a profile
+// (`lockstep profile from-symbols`) and measures an original's code (`lockstep progress`).
 #pragma once
 
 #include <cstdint>
@@ -15,36 +12,59 @@
 #include <vector>
 
 #include "lockstep/base/result.hpp"
-#include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/snapshot.hpp"
 
 namespace lockstep::harness {
 
+enum class SymbolKind { kFunction, kData };
+
 struct Symbol {
-  std::string name;     ///< as the file spells it: "tank_move", "_fx_mul", "@tile_at@12"
   GuestAddr address = 0;
+  /// Bytes from `address`; 0 when the table records none (PE exports, COFF symbols: see size_known).
+  std::uint32_t size = 0;
+  std::string name;
+  SymbolKind kind = SymbolKind::kFunction;
+  bool global = true;  ///< ELF STB_GLOBAL/STB_WEAK, COFF external; false for file-local symbols
 };
 
-/// The function symbols of an ELF32 executable (STT_FUNC and untyped symbols of .symtab and .dynsym
-/// that lie in a section) or of a PE32 image (its exports and its COFF symbols that lie in a section).
-/// Empty when the file has none (stripped). Errors: kBadMagic for any other file, kTruncated /
-/// kMalformed for tables that run past the file.
-Result<std::vector<Symbol>> read_symbols(std::span<const std::uint8_t> file, std::string_view what);
+/// Where a table's symbols came from, as reports name it.
+/// The last three are a disassembler's exports of its names (profile_symbols.hpp reads them).
+enum class SymbolSource { kElfSymtab, kElfDynsym, kPeExports, kCoffSymbols, kGhidraCsv, kGhidraXml, kIdaMap };
+const char* symbol_source_name(SymbolSource s) noexcept;  ///< "elf .symtab", "pe exports", "ida map", ...
 
-/// Where a snapshot's symbols come from: the snapshot file itself when it is an ELF32 executable or a
-/// PE32 image, else the --image file mapped over it, else the executable the snapshot's metadata names
-/// when that file is still there with the SHA-256 recorded. `source` is empty when none applies.
-struct SnapshotSymbols {
-  std::string source;  ///< the file the symbols were read from
+struct SymbolTable {
+  std::string what;  ///< the file, for messages
+  std::vector<SymbolSource> sources;
+  /// Ascending by address, then by name; defined symbols only (no imports, no section symbols).
   std::vector<Symbol> symbols;
-};
-Result<SnapshotSymbols> snapshot_symbols(const std::filesystem::path& snapshot_path, const Snapshot& snapshot,
-                                         const std::filesystem::path& image_path);
+  /// True when sizes come from the table itself (ELF st_size); false for PE/COFF, where a function's
+  /// size is not recorded.
+  bool size_known = false;
 
-/// Every profile function whose `original` the symbols contradict, one sentence each naming the
-/// profile's file and line, both addresses and the symbols' file: a symbol of that name at another
-/// address (and none at the profile's), or a Ghidra-style FUN_xxxxxxxx that spells another address.
-std::vector<std::string> check_symbols(const Profile& profile, const std::vector<Symbol>& symbols,
-                                       std::string_view symbols_source);
+  /// The function symbol at `address` (a global one before a local one), or null.
+  const Symbol* function_at(GuestAddr address) const noexcept;
+};
+
+/// Sorts symbols ascending by address, then name, and drops exact repeats (the same name twice at
+/// one address): the order every SymbolTable keeps.
+void sort_symbols(std::vector<Symbol>& symbols);
+
+/// Named maximums of what a symbol reader reads (beyond them: Errc::kLimit).
+struct SymbolLimits {
+  std::uint32_t max_symbols = 1u << 20;
+  std::uint32_t max_name_bytes = 4096;
+  std::uint64_t max_file_bytes = std::uint64_t{1} << 30;
+};
+
+/// True when `bytes` starts like a file read_symbol_table reads (ELF or MZ).
+bool has_symbol_table_magic(std::span<const std::uint8_t> bytes) noexcept;
+
+/// Reads the symbols of an ELF32 i386 file (ET_EXEC or ET_DYN; .symtab, else .dynsym) or a PE32 image
+/// (its exports and its COFF symbol table, both when present). Errors: kBadMagic (neither ELF nor
+/// MZ/PE), kTruncated, kMalformed (a string index past its table, a section past the file), kLimit,
+/// kNotFound (a valid file holding no symbol table: a stripped executable — the message says so).
+Result<SymbolTable> read_symbol_table(std::span<const std::uint8_t> bytes, std::string_view what,
+                                      const SymbolLimits& limits = {});
+Result<SymbolTable> load_symbol_table(const std::filesystem::path& path, const SymbolLimits& limits = {});
 
 }  // namespace lockstep::harness
