@@ -117,12 +117,12 @@ TEST(Profile, ErrorsNameTheLine) {
     EXPECT_EQ(p.error().code, Errc::kMalformed);
     EXPECT_NE(p.error().message.find(want), std::string::npos) << p.error().message;
   };
-  bad("[[function]]\naddress = 1\nname = \"a\"\nadress = 2\n", "x.toml:4: [[function]] #1: unknown key 'adress'");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nadress = 2\nconvention = \"cdecl\"\nreturns = \"none\"\n", "x.toml:4: [[function]] #1: unknown key 'adress'");
   bad("[profile]\nnam = \"x\"\n", "x.toml:2: [profile]: unknown key 'nam'");
   bad("[[stub]]\nname = \"s\"\naddress = 1\naction = \"ret\"\n", "missing key 'why'");
   bad("[[stub]]\nname = \"s\"\naddress = 1\npointer = 2\naction = \"ret\"\nwhy = \"w\"\n", "exactly one");
-  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"pascal\"\n", "x.toml:4");
-  bad("[[function]]\naddress = 1\nname = \"a\"\nargs = [\"x:u8\"]\n", "kind 'u8'");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"pascal\"\nreturns = \"none\"\n", "x.toml:4");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"cdecl\"\nreturns = \"none\"\nargs = [\"x:u8\"]\n", "kind 'u8'");
   bad("[[struct]]\nname = \"s\"\nsize = 4\nfields = [ { offset = 2, size = 4, name = \"f\" } ]\n", "runs past");
   bad("[[instance]]\nname = \"i\"\nstruct = \"nope\"\nbase = 0\n", "unknown struct 'nope'");
   bad("[[driver]]\nname = \"d\"\nfunction = 1\nstubs = [\"nope\"]\n", "no [[stub]] named 'nope'");
@@ -130,6 +130,31 @@ TEST(Profile, ErrorsNameTheLine) {
   bad("wat = 1\n", "x.toml:1: unknown top-level key 'wat'");
   bad("[[function]]\naddress = -1\nname = \"a\"\n", "outside");
   bad("[profile\n", "x.toml:1");
+}
+
+// No silent defaults: a function without its convention or its return kind is refused, naming the file,
+// the line and what to write (a convention taken for granted misplaces every argument; a return kind
+// taken for granted leaves the result uncompared).
+TEST(Profile, ConventionAndReturnsAreRequired) {
+  auto p = parse_profile("[profile]\nname = \"g\"\n\n[[function]]\naddress = 0x401000\nname = \"tank::move\"\n"
+                         "returns = \"eax\"\n",
+                         "game.toml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, Errc::kMalformed);
+  EXPECT_NE(p.error().message.find("game.toml:4: [[function]] #1: missing key 'convention'"), std::string::npos)
+      << p.error().message;
+  EXPECT_NE(p.error().message.find("convention = \"cdecl\""), std::string::npos) << p.error().message;
+  p = parse_profile("[[function]]\naddress = 0x401000\nname = \"tank::move\"\nconvention = \"fastcall\"\n", "game.toml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("game.toml:1: [[function]] #1: missing key 'returns'"), std::string::npos)
+      << p.error().message;
+  EXPECT_NE(p.error().message.find("returns = \"none\""), std::string::npos) << p.error().message;
+  // Written out, "none" is taken as it says.
+  p = parse_profile("[[function]]\naddress = 0x401000\nname = \"m\"\nconvention = \"fastcall\"\nreturns = \"none\"\n",
+                    "game.toml");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->functions[0].returns, ReturnKind::kNone);
+  EXPECT_EQ(p->functions[0].convention.kind, Convention::kFastcall);
 }
 
 // What a hostile profile got through before: each is refused with the file, line and place.
@@ -158,8 +183,8 @@ TEST(Profile, RefusesDuplicatesOverlapsCyclesAndWraps) {
   bad("[[label]]\nname = \"l\"\naddress = 0xfffffff0\nsize = 0x20\n", "runs past 4 GiB");
   bad("[[stub]]\nname = \"a\"\naddress = 16\naction = \"ret\"\nwhy = \"   \"\n", "must say why");
   bad("[[struct]]\nname = \"s\"\nsize = 0\n", "size 0");
-  bad("[[function]]\naddress = 1\nname = \"a\"\nargs = [\"x\"]\n", "must be \"name:kind\"");
-  bad("[[function]]\naddress = 1\nname = \"a\"\n[[function]]\naddress = 1\nname = \"b\"\n",
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"cdecl\"\nreturns = \"none\"\nargs = [\"x\"]\n", "must be \"name:kind\"");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"cdecl\"\nreturns = \"none\"\n[[function]]\naddress = 1\nname = \"b\"\nconvention = \"cdecl\"\nreturns = \"none\"\n",
       "0x00000001 is already function 'a'");
 }
 

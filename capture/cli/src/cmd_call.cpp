@@ -53,6 +53,7 @@ nlohmann::json regs_json(const Registers& r) {
 Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(Profile profile, load_profile(o.profile));
   LOCKSTEP_TRY(Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
+  if (int rc = check_profile_symbols(o.snapshot, snap, image, profile, io); rc != kExitOk) return rc;
   const Labeler labels(profile);
 
   CallSpec spec;
@@ -88,8 +89,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
 
   MachineConfig cfg = config_from_profile(profile);
   cfg.thread = o.thread;
-  cfg.block_budget = o.limits.block_budget;
-  cfg.timeout_ms = o.limits.timeout_ms;
+  apply_run_limits(o.limits, cfg);
   LOCKSTEP_TRY(auto machine, Machine::create(snap, cfg));
   for (const std::string& p : o.pokes) {
     LOCKSTEP_TRY(Poke poke, parse_poke(p, labels));
@@ -124,6 +124,17 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
     fmt::print(io.out, "{} (0x{:08x}, {}): {} after {} blocks\n", name, spec.function,
                convention_name(spec.convention.kind), out.returned() ? "returned" : "FAULTED", out.blocks);
     if (out.returned()) fmt::print(io.out, "  {}; the callee popped {} bytes\n", format_return(out.value), out.popped);
+    // What the call did against what the convention says it pops (capture checks every case so).
+    std::vector<PlacedArg> placed;
+    for (const Arg& a : spec.args) placed.push_back({a.kind == Arg::Kind::kF64, 0, 0.0});
+    if (auto plan = plan_call(spec.convention, placed); plan.ok() && out.returned()) {
+      const std::uint32_t expected = plan->callee_pops;
+      if (out.popped != static_cast<std::int64_t>(expected))
+        fmt::print(io.err, "lockstep: warning: {} is called as {}, which pops {} bytes here, but the callee popped {}: "
+                           "is its convention {}?\n",
+                   name, convention_name(spec.convention.kind), expected, out.popped,
+                   out.popped == 0 ? "cdecl" : "stdcall (or fastcall, watcom)");
+    }
     if (fn && !fn->args.empty()) {
       // The arguments by the profile's names, where the convention put them and whether the call read them.
       cases::Case c;

@@ -34,14 +34,14 @@ struct CheckStepsOptions {
 Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(o.profile));
   LOCKSTEP_TRY(harness::Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
+  if (int rc = check_profile_symbols(o.snapshot, snap, image, profile, io); rc != kExitOk) return rc;
   LOCKSTEP_TRY(capture::StateLog log, capture::read_state_log(o.steplog));
   capture::StepCheckOptions opt;
   opt.driver = o.driver;
   opt.max_steps = o.max_steps;
   opt.max_reports = o.max_reports;
   opt.machine.thread = o.thread;
-  opt.machine.block_budget = o.limits.block_budget;
-  opt.machine.timeout_ms = o.limits.timeout_ms;
+  apply_run_limits(o.limits, opt.machine);
   const bool tty = &io.err == &std::cerr && ::isatty(2);
   if (tty)
     opt.progress = [&io](std::uint64_t done, std::uint64_t total) {

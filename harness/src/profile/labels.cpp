@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -78,6 +79,8 @@ Labeler::Labeler(const Profile& profile) {
   }
   std::sort(instances_.begin(), instances_.end(), [](auto& a, auto& b) { return a.base < b.base; });
   labels_ = profile.labels;
+  for (const FunctionSpec& f : profile.functions) functions_.emplace_back(f.address, f.name);
+  std::sort(functions_.begin(), functions_.end());
   std::sort(labels_.begin(), labels_.end(), [](auto& a, auto& b) { return a.address < b.address; });
 }
 
@@ -116,6 +119,12 @@ FieldRef Labeler::field(GuestAddr a) const {
     }
   }
   return r;
+}
+
+std::string Labeler::function_name(GuestAddr address) const {
+  const auto it = std::lower_bound(functions_.begin(), functions_.end(), address,
+                                   [](const auto& f, GuestAddr a) { return f.first < a; });
+  return it != functions_.end() && it->first == address ? it->second : std::string();
 }
 
 std::string Labeler::name(GuestAddr a) const {

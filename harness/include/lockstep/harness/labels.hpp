@@ -48,6 +48,9 @@ class Labeler {
     std::uint32_t field_size = 0;  ///< 0: not a field named by its name
   };
   Result<Target> resolve_target(std::string_view text) const;
+  /// The name of the profile function whose entry is `address` ("tyres::tyres"), or "" for none:
+  /// what a listing shows beside a call's target.
+  std::string function_name(GuestAddr address) const;
 
  private:
   struct Flat {            // one named range, flattened from nested structs
@@ -69,6 +72,7 @@ class Labeler {
                                                                         std::string_view text);
   std::vector<Inst> instances_;    // sorted by base
   std::vector<LabelSpec> labels_;  // sorted by address
+  std::vector<std::pair<GuestAddr, std::string>> functions_;  // (entry, name), sorted by entry
 };
 
 /// The bytes of a list of runs, one line per field: "    car[3]+0x440 engine_speed: 00 12 34 56".

@@ -6,6 +6,7 @@
 // line number.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -24,6 +25,16 @@ using cases::arg_type_name;
 using cases::ArgSpec;
 using cases::ArgType;
 using cases::parse_arg_type;
+
+/// The most named ranges one struct may flatten into (its fields, each element of an array, each
+/// nested record's fields and gaps): a profile past it is refused (kLimit) when it is loaded, before
+/// anything names them. POD's largest struct names a few hundred.
+inline constexpr std::uint64_t kMaxNamedRanges = std::uint64_t{1} << 18;
+
+/// The state log's record tags (capture/docs/state-log.md): what a [[driver]]'s `record` and
+/// `compare` may name.
+inline constexpr std::array<std::string_view, 4> kStateLogRecords{"STEP", "CTRL", "PHYS", "FRAM"};
+
 
 /// `[[function]]`
 struct FunctionSpec {

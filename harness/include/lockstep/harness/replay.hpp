@@ -32,6 +32,9 @@ struct ReplayOptions {
   /// `functions` has chosen) goes to shard n % N + 1. The shards' JSON reports merge (merge_reports)
   /// into the report of the whole run.
   Shard shard;
+  /// Functions left unchecked on purpose, with the reason (exclusions.hpp): without a binding, or with
+  /// no cases, they do not make the run vacuous. One that is bound and has cases is checked as usual.
+  std::map<std::uint32_t, std::string> excluded;
 };
 
 struct CaseOutcome {
@@ -48,16 +51,30 @@ struct FunctionOutcome {
   std::uint32_t poked = 0;             ///< cases that were poked (counted in the totals too)
   std::vector<CaseOutcome> failures;   ///< every mismatching case
   std::vector<std::uint32_t> failing_ids;  ///< their case ids (kept by a report read back from JSON)
+  std::string excluded;                ///< why it is left unchecked on purpose ("" = not excluded)
+
+  /// Cases compared with the port: every case of a bound function.
+  std::uint32_t checked() const noexcept { return bound ? cases : 0; }
+  /// Why nothing of it was checked and nothing excuses that ("" when it was checked, or is excluded):
+  /// "no binding" (cases the port never ran) or "no cases" (nothing for a binding to run on).
+  std::string unchecked_reason() const;
 };
 
 struct ReplayResult {
   std::vector<FunctionOutcome> functions;
   Shard shard;  ///< the shard this result covers (1/1: the whole corpus)
+  std::string corpus_sha256;  ///< the replayed corpus's identity (cases::Corpus::manifest_sha256)
   std::uint32_t total_cases() const;
   std::uint32_t total_matched() const;
   std::uint32_t total_mismatched() const;
   std::uint32_t unbound_functions() const;
+  std::uint32_t checked_cases() const;  ///< the N of "N of M cases checked"
+  /// Functions neither checked nor excluded (a vacuous part of the verdict).
+  std::uint32_t unchecked_functions() const;
   bool all_matched() const { return total_mismatched() == 0; }
+  /// The run proves less than it claims: a function left unchecked without a reason, or no case
+  /// checked at all. A vacuous run must not pass (exit kExitUnchecked), even when nothing differed.
+  bool vacuous() const { return unchecked_functions() > 0 || checked_cases() == 0; }
 };
 
 /// Each function's signature as the profile declares it (its convention and `args`), by address.
@@ -80,32 +97,41 @@ struct FieldName {
 struct Namer {
   std::function<std::optional<FieldName>(std::uint32_t address)> field;
   std::function<std::string(std::uint32_t function)> disassembly;  ///< the original function's listing
-  /// The listing lines of the instruction at `writer` in `function`'s code, after the few before it in
-  /// its basic block (kWriterContext at most); empty when the listing does not hold it.
-  std::function<std::string(std::uint32_t function, std::uint32_t writer)> writer_context;
+  /// For a byte the case records as written by `writer` in `function`'s code: "written last by
+  /// 0x...:" and the store's data slice (data_slice.hpp: the instructions that computed the value it
+  /// stored and its address, the writer marked `>`), the store found as resolve_writer finds it
+  /// (`on_stack`: the byte lies in the call's stack); empty when the listing does not hold `writer`.
+  std::function<std::string(std::uint32_t function, std::uint32_t writer, bool on_stack)> writer_context;
+  /// What a report's "reproduce" line runs, before the case's `--case`: the executable that ran and
+  /// the corpus, as the porter typed them ("build/mygame_lockstep replay corpus").
+  std::string replay_command = "lockstep replay CORPUS";
   /// The function's signature (from the profile): names its stack arguments ("throttle (esp+8)") and
   /// lists a mismatching case's arguments; nullptr when unknown.
   std::function<const cases::Signature*(std::uint32_t function)> signature;
 };
 
-/// How many instructions before a writing instruction a mismatch report shows: those of the same
-/// basic block, at most this many — enough for one expression of compiled x87 or integer code (the
-/// loads, the arithmetic, the store: `fld`, `fmul`, `fadd`, `fstp`), few enough that every differing
-/// field's cause reads at a glance. The whole listing follows at the report's end.
-inline constexpr std::size_t kWriterContext = 4;
-
 class Labeler;
 /// The namer replay reports use: fields from the profile's labels (when `labels` is given; it must
-/// outlive the namer), and the original's listing from the code bytes each case file carries, at
-/// most `max_instructions` long. `corpus` must outlive the namer.
+/// outlive the namer), the original's listing from the code bytes each case file carries, at most
+/// `max_instructions` long, its calls' targets named by the profile's functions (or the corpus's).
+/// `corpus` must outlive the namer.
 Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
 /// The namer's signatures from `profile` (which must outlive it).
 void name_arguments(Namer& namer, const Profile& profile);
 
+/// The per-function table, then the verdict's summary: "N of M cases checked", and what was left
+/// unchecked (by function, with what to do about it) or excluded (with the reason).
 std::string format_table(const ReplayResult& r);
-/// The report a porter reads for one mismatching case.
-std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer);
+/// The size a mismatch report grows to before it stops (64 KiB: a few hundred differing fields with
+/// their writers, read at a glance); a case writing megabytes differently is summed up past it.
+inline constexpr std::size_t kMismatchReportBytes = std::size_t{64} << 10;
+/// The report a porter reads for one mismatching case: at most about `max_bytes` (a field and its
+/// writer lines past it), then a line saying how many differing bytes, from where, were left out.
+std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer,
+                            std::size_t max_bytes = kMismatchReportBytes);
 
+/// The JSON report's version: 2 names the corpus ("corpus": its manifest's SHA-256).
+inline constexpr std::uint32_t kReportVersion = 2;
 /// Machine-readable reports.
 std::string to_json(const ReplayResult& r);
 std::string to_junit(const ReplayResult& r);
