@@ -18,6 +18,8 @@
 # corpus, named Gate.fn_<address>_<name>) and registers its tests with gtest_discover_tests. Relative
 # paths are taken from the calling CMakeLists.txt's folder; they become the executable's defaults, which
 # its --corpus, --profile, --known and --exclusions flags override (and --shard K/N runs one shard of N).
+# The built-in known differences and exclusions name the built-in corpus's cases and functions: with
+# --corpus, only the --known and --exclusions given beside it apply.
 include_guard(GLOBAL)
 include(GoogleTest)
 

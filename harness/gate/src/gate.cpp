@@ -269,14 +269,16 @@ Result<KnownDifferences> read_known_differences(const std::string& path) {
 }
 
 /// Takes `name VALUE` out of argv (GoogleTest must not see it); `value` keeps its default when absent.
-void take_flag(int& argc, char** argv, const char* name, std::string& value) {
+/// True when the flag was given.
+bool take_flag(int& argc, char** argv, const char* name, std::string& value) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], name) != 0) continue;
     value = argv[i + 1];
     for (int j = i; j + 2 <= argc; ++j) argv[j] = argv[j + 2];
     argc -= 2;
-    return;
+    return true;
   }
+  return false;
 }
 
 }  // namespace
@@ -343,10 +345,14 @@ Status register_gate(const GateOptions& options, cases::BindingSet bindings) {
 int gate_main(int argc, char** argv, GateOptions defaults, cases::BindingSet bindings) {
   const char* program = argc > 0 ? argv[0] : "gate";
   std::string shard = fmt::format("{}/{}", defaults.shard.index, defaults.shard.count);
-  take_flag(argc, argv, "--corpus", defaults.corpus);
+  const bool other_corpus = take_flag(argc, argv, "--corpus", defaults.corpus);
   take_flag(argc, argv, "--profile", defaults.profile);
-  take_flag(argc, argv, "--known", defaults.known_differences);
-  take_flag(argc, argv, "--exclusions", defaults.exclusions);
+  const bool known_given = take_flag(argc, argv, "--known", defaults.known_differences);
+  const bool exclusions_given = take_flag(argc, argv, "--exclusions", defaults.exclusions);
+  // The built-in known differences and exclusions describe the built-in corpus, case by case and
+  // function by function: another corpus takes only the ones given beside it.
+  if (other_corpus && !known_given) defaults.known_differences.clear();
+  if (other_corpus && !exclusions_given) defaults.exclusions.clear();
   take_flag(argc, argv, "--shard", shard);
   ::testing::InitGoogleTest(&argc, argv);
   auto parsed = parse_shard(shard);

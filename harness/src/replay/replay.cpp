@@ -265,6 +265,9 @@ std::string format_table(const ReplayResult& r) {
                                              : std::string(" (nothing for a binding to run on)"));
     s += "  bind them, or exclude each with its reason (--exclude FUNCTION=REASON, --exclusions FILE): "
          "the verdict fails until then\n";
+  } else if (r.empty_shard()) {
+    s += fmt::format("shard {}/{} drew no function of this corpus: merge-reports gives the verdict of the whole\n",
+                     r.shard.index, r.shard.count);
   } else if (r.checked_cases() == 0) {
     s += "UNCHECKED: no case was checked at all: the verdict fails\n";
   }

@@ -72,9 +72,12 @@ struct ReplayResult {
   /// Functions neither checked nor excluded (a vacuous part of the verdict).
   std::uint32_t unchecked_functions() const;
   bool all_matched() const { return total_mismatched() == 0; }
+  /// One shard of several that drew no function: nothing to check here, and nothing claimed (the
+  /// merged reports give the verdict, and merge-reports refuses a whole with nothing checked).
+  bool empty_shard() const { return shard.count > 1 && functions.empty(); }
   /// The run proves less than it claims: a function left unchecked without a reason, or no case
   /// checked at all. A vacuous run must not pass (exit kExitUnchecked), even when nothing differed.
-  bool vacuous() const { return unchecked_functions() > 0 || checked_cases() == 0; }
+  bool vacuous() const { return unchecked_functions() > 0 || (checked_cases() == 0 && !empty_shard()); }
 };
 
 /// Each function's signature as the profile declares it (its convention and `args`), by address.
