@@ -333,6 +333,12 @@ Result<Arg> parse_call_arg(std::string_view text, ArgType type, const Labeler& l
     if (typed->type == ValueType::kF64) {
       double d;
       std::memcpy(&d, typed->bytes.data(), 8);
+      // An argument is a value some call could pass: an infinity or a NaN is no such value. A poke may
+      // still lay one in memory, and hex: gives an argument any bytes.
+      if (!std::isfinite(d))
+        return Error::make(Errc::kUsage, "argument '{}' is not a finite double; give its bytes with hex: if that is "
+                                         "meant",
+                           text);
       return Arg::f(d);
     }
     if (type == ArgType::kF64)
