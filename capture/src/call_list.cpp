@@ -135,6 +135,43 @@ Result<ResolvedCall> resolve(const ExplicitCall& c, std::size_t index, const std
   return r;
 }
 
+/// The addresses the profile's active stubs replace (a stub at `pointer` sits where the snapshot's
+/// 4 bytes there point): their cases would record the stub, not the original.
+std::set<harness::GuestAddr> stubbed_addresses(const harness::Profile& profile, const harness::Snapshot& snapshot) {
+  std::set<harness::GuestAddr> out;
+  for (const auto& stub : profile.stubs) {
+    if (!stub.active) continue;
+    if (stub.address) out.insert(*stub.address);
+    if (stub.pointer)
+      if (auto bytes = snapshot.read(*stub.pointer, 4); bytes.ok())
+        out.insert(static_cast<harness::GuestAddr>((*bytes)[0] | ((*bytes)[1] << 8) | ((*bytes)[2] << 16) |
+                                                   (std::uint32_t{(*bytes)[3]} << 24)));
+  }
+  return out;
+}
+
+/// What the capture watches: the chosen functions (each must not be stubbed), or every profile
+/// function no active stub replaces.
+Result<std::vector<harness::GuestAddr>> watched_functions(const harness::Profile& profile,
+                                                          const harness::Snapshot& snapshot,
+                                                          const std::vector<harness::GuestAddr>& chosen) {
+  const std::set<harness::GuestAddr> stubbed = stubbed_addresses(profile, snapshot);
+  std::set<harness::GuestAddr> out;
+  if (!chosen.empty()) {
+    for (harness::GuestAddr fn : chosen) {
+      if (stubbed.count(fn))
+        return Error::make(Errc::kUsage, "0x{:08x} is replaced by a [[stub]]: its cases would record the stub, not "
+                                         "the original",
+                           fn);
+      out.insert(fn);
+    }
+  } else {
+    for (const auto& f : profile.functions)
+      if (!stubbed.count(f.address)) out.insert(f.address);
+  }
+  return std::vector<harness::GuestAddr>(out.begin(), out.end());
+}
+
 }  // namespace
 
 Result<CallsCaptureReport> capture_calls(const harness::Snapshot& snapshot, const harness::Profile& profile,
@@ -143,10 +180,8 @@ Result<CallsCaptureReport> capture_calls(const harness::Snapshot& snapshot, cons
   const Labeler labels(profile);
   // Every call resolved before any runs: a bad line is an error before a machine exists.
   std::vector<ResolvedCall> calls;
-  std::set<GuestAddr> functions;
   for (std::size_t i = 0; i < list.calls.size(); ++i) {
     LOCKSTEP_TRY(ResolvedCall r, resolve(list.calls[i], i, list.source, profile, labels));
-    functions.insert(r.spec.function);
     calls.push_back(std::move(r));
   }
   if (calls.empty()) return Error::make(Errc::kUsage, "{}: no [[call]]: nothing to capture", list.source);
@@ -157,7 +192,7 @@ Result<CallsCaptureReport> capture_calls(const harness::Snapshot& snapshot, cons
   cfg.default_mxcsr = from_profile.default_mxcsr;
   cfg.stubs = from_profile.stubs;
   cfg.record = true;
-  cfg.watched.assign(functions.begin(), functions.end());
+  LOCKSTEP_TRY(cfg.watched, watched_functions(profile, snapshot, options.functions));
   LOCKSTEP_TRY(auto machine, Machine::create(snapshot, cfg));
   CaseCollector collector(profile, cfg.watched, Sampling{});
   machine->set_observer(&collector);
@@ -185,6 +220,15 @@ Result<CallsCaptureReport> capture_calls(const harness::Snapshot& snapshot, cons
   }
   rep.capture.incomplete = collector.incomplete();
   rep.capture.files = collector.take_files();
+  for (const auto& f : rep.capture.files)
+    if (f.cases.empty()) rep.uncalled.push_back(f.function);
+  // The whole profile watched: a function no call reached has a line in the report, not a case file.
+  if (options.functions.empty())
+    std::erase_if(rep.capture.files, [](const cases::CaseFile& f) { return f.cases.empty(); });
+  if (options.check_conventions) {
+    machine->set_observer(nullptr);
+    LOCKSTEP_TRY(rep.capture.conventions, check_conventions(*machine, profile, rep.capture.files));
+  }
   // Each case lists the pokes of the [[call]] it came from.
   for (auto& f : rep.capture.files)
     for (auto& cs : f.cases) cs.pokes = calls[cs.origin.record_index].pokes;

@@ -276,6 +276,11 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
       });
       for (std::size_t i = 0; i < f.cases.size(); ++i) f.cases[i].id = static_cast<std::uint32_t>(i);
     }
+  if (options.check_conventions) {
+    Machine& m = *workers.front().machine;  // made as every worker's was: the same stubs
+    m.set_observer(nullptr);
+    LOCKSTEP_TRY(report.conventions, check_conventions(m, profile, report.files));
+  }
   // Poked runs: every case lists the pokes it was made under.
   if (!options.pokes.empty())
     for (auto& f : report.files)

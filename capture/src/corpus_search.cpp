@@ -75,7 +75,7 @@ Result<CorpusSearch> search_corpus_edges(const cases::Corpus& corpus, const harn
         const cases::Case& c = *es.result.found_case;
         verdict.emplace();
         if (const cases::Binding* b = cases::find_binding(bindings, c.function)) {
-          const cases::Comparison cmp = cases::compare(c, b->run(c));
+          const cases::Comparison cmp = cases::compare(c, cases::run_binding(*b, c));
           *verdict = {true, cmp.matched(), cmp.bytes.size(), cmp.registers.size(), cmp.outside_reads.size()};
           if (!cmp.matched()) out.differing.push_back(fs.name);
         }

@@ -8,6 +8,8 @@
 #     [PROFILE <file>]              the original's profile (its labels name the differing bytes); without
 #                                   it, the profile the corpus's manifest records, when it can be read
 #     [KNOWN_DIFFERENCES <file>]    known differences, byte by byte, each with its reason
+#     [EXCLUSIONS <file>]           functions left unchecked on purpose, one `FUNCTION REASON` a line: without
+#                                   it, a function with no binding or no cases fails its test
 #     [TEST_PREFIX <prefix>]        prepended to every test's ctest name (several gates in one project)
 #     [LABELS <label>...]           ctest labels of its tests
 #     [DEPENDS <target>...]         targets to build first (e.g. the one that captures the corpus))
@@ -15,12 +17,14 @@
 # makes the GoogleTest executable <target> (lockstep/testing/gate.hpp: one test per function of the
 # corpus, named Gate.fn_<address>_<name>) and registers its tests with gtest_discover_tests. Relative
 # paths are taken from the calling CMakeLists.txt's folder; they become the executable's defaults, which
-# its --corpus, --profile and --known flags override (and --shard K/N runs one shard of N).
+# its --corpus, --profile, --known and --exclusions flags override (and --shard K/N runs one shard of N).
+# The built-in known differences and exclusions name the built-in corpus's cases and functions: with
+# --corpus, only the --known and --exclusions given beside it apply.
 include_guard(GLOBAL)
 include(GoogleTest)
 
 function(lockstep_add_gate target)
-  cmake_parse_arguments(PARSE_ARGV 1 GATE "" "CORPUS;PROFILE;KNOWN_DIFFERENCES;TEST_PREFIX"
+  cmake_parse_arguments(PARSE_ARGV 1 GATE "" "CORPUS;PROFILE;KNOWN_DIFFERENCES;EXCLUSIONS;TEST_PREFIX"
                         "BINDINGS;LABELS;DEPENDS")
   if(GATE_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "lockstep_add_gate(${target}): unknown arguments: ${GATE_UNPARSED_ARGUMENTS}")
@@ -36,7 +40,7 @@ function(lockstep_add_gate target)
                         "GoogleTest: install the Debian package 'libgtest-dev' and rebuild lockstep)")
   endif()
 
-  foreach(path CORPUS PROFILE KNOWN_DIFFERENCES)
+  foreach(path CORPUS PROFILE KNOWN_DIFFERENCES EXCLUSIONS)
     if(GATE_${path})
       cmake_path(ABSOLUTE_PATH GATE_${path} BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
     endif()
@@ -53,6 +57,7 @@ int main(int argc, char** argv) {
   defaults.corpus = R"lockstep(@GATE_CORPUS@)lockstep";
   defaults.profile = R"lockstep(@GATE_PROFILE@)lockstep";
   defaults.known_differences = R"lockstep(@GATE_KNOWN_DIFFERENCES@)lockstep";
+  defaults.exclusions = R"lockstep(@GATE_EXCLUSIONS@)lockstep";
   return lockstep::testing::gate_main(argc, argv, defaults, lockstep::testing::gate_bindings());
 }
 ]=])

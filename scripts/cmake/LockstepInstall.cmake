@@ -4,8 +4,8 @@
 # function lockstep_add_gate() (capture/cli/README.md shows a game using them).
 include(CMakePackageConfigHelpers)
 
-set(LOCKSTEP_INSTALLED_LIBRARIES lockstep_cases lockstep_harness lockstep_capture lockstep_cli pod_port pod_bindings)
-install(DIRECTORY cases/include/ harness/include/ capture/include/ capture/cli/include/ port/include/ port/bindings/include/
+set(LOCKSTEP_INSTALLED_LIBRARIES lockstep_x87 lockstep_cases lockstep_harness lockstep_capture lockstep_cli pod_port pod_bindings)
+install(DIRECTORY cases/x87/include/ cases/include/ harness/include/ capture/include/ capture/cli/include/ port/include/ port/bindings/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET lockstep_gate)
   set(LOCKSTEP_HAVE_GATE ON)

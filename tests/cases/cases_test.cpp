@@ -785,6 +785,81 @@ TEST(F80, MatchesTheHostX87Format) {
 }
 #endif
 
+// lockstep::x87::Extended (lockstep/x87/extended.hpp). Expected values: the Intel SDM's control word
+// (PC: 00 = 24 bits, 10 = 53, 11 = 64) and IEEE 754's round to nearest even, on values whose rounding
+// is worked by hand; and, on x86, the host's own x87 (long double, its conversion to double).
+TEST(X87Extended, PrecisionOfTheControlWord) {
+  EXPECT_EQ(x87::significand_bits(0x037f), 64);  // fninit's, Linux's
+  EXPECT_EQ(x87::significand_bits(0x027f), 53);  // POD's, Windows'
+  EXPECT_EQ(x87::significand_bits(0x007f), 24);
+  EXPECT_EQ(x87::significand_bits(0x0c7f), 24);  // the rounding field does not matter
+}
+
+TEST(X87Extended, RoundsToAPrecisionToNearestEven) {
+  const std::uint64_t one = std::uint64_t{1} << 63;  // 1.0's significand; bit 63 - k weighs 2^-k
+  auto value = [](std::uint64_t significand) { return x87::Extended::from_parts(false, 16383, significand); };
+  const std::uint64_t ulp53 = std::uint64_t{1} << 11, half53 = ulp53 >> 1;
+  EXPECT_EQ(x87::round_to(value(one | 1), 53), x87::Extended(1.0));                   // below half: down
+  EXPECT_EQ(x87::round_to(value(one | half53), 53), x87::Extended(1.0));              // tie, 1.0 is even
+  EXPECT_EQ(x87::round_to(value(one | half53 | 1), 53), x87::Extended(1.0 + 0x1p-52));  // past half: up
+  EXPECT_EQ(x87::round_to(value(one | ulp53 | half53), 53), x87::Extended(1.0 + 0x1p-51));  // tie to even: up
+  EXPECT_EQ(x87::round_to(value(~std::uint64_t{0}), 53), x87::Extended(2.0));         // carries into 2.0
+  EXPECT_EQ(x87::round_to(value(one | (std::uint64_t{1} << 39)), 24), x87::Extended(1.0f));  // 2^-24: tie, even
+  EXPECT_EQ(x87::round_to(value(one | 1), 64), value(one | 1));
+  EXPECT_EQ(x87::Extended(1.0 / 3.0).hex(), "3ffdaaaaaaaaaaaaa800");
+}
+
+TEST(X87Extended, ToDoubleRoundsToNearestEvenIntoSubnormals) {
+  // 1.5 x 2^-1074 lies halfway between double's two smallest subnormals: even is 2 x 2^-1074.
+  EXPECT_EQ(x87::Extended::from_parts(false, 16383 - 1074, std::uint64_t{3} << 62).to_double(), 0x1p-1073);
+  EXPECT_EQ(x87::Extended::from_parts(true, 16383 - 1075, std::uint64_t{1} << 63).to_double(), -0.0);  // tie to 0
+  EXPECT_EQ(x87::Extended::from_parts(false, 16383 + 1024, std::uint64_t{1} << 63).to_double(),
+            std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(x87::Extended::from_parts(false, 0x7fff, std::uint64_t{3} << 62).to_double()));
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST(X87Extended, AgreesWithTheHostsX87) {
+  static_assert(x87::kHostLongDoubleIsExtended);
+  // The host's x87 at 64 bits (x86-64's default control word) is the model: its long double and its
+  // conversion to double (fstp m64, round to nearest).
+  std::uint64_t state = 0x9e3779b97f4a7c15u;
+  auto next = [&state] {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint16_t exponent = static_cast<std::uint16_t>(16383 - 1100 + next() % 2200);
+    const x87::Extended e = x87::Extended::from_parts(next() & 1, exponent, next() | std::uint64_t{1} << 63);
+    const long double host = e.to_long_double();
+    ASSERT_EQ(e.to_double(), static_cast<double>(host)) << e.hex();
+    ASSERT_EQ(x87::Extended(host), e);
+  }
+  const long double third = 1.0L / 3.0L;
+  EXPECT_EQ(x87::Extended(third).hex(), "3ffdaaaaaaaaaaaaaaab");
+  EXPECT_EQ(x87::round_to(x87::Extended(third), 53), x87::Extended(1.0 / 3.0));
+  EXPECT_EQ(x87::round_to(x87::Extended(third), 24), x87::Extended(1.0f / 3.0f));
+}
+
+TEST(Compare, St0IsComparedAsThe80BitValueAndReportedWithDigitsThatDiffer) {
+  // A function returning 1/3 at 64-bit precision: a port that returns the double nearest it differs
+  // in the significand's last 11 bits; one that computes in long double matches.
+  Case c = sample_case(0);
+  c.returns = ReturnKind::kSt0;
+  c.out.x87.st[0] = x87::Extended(1.0L / 3.0L).bytes();
+  PortEffects p;
+  p.writes = c.writes;
+  p.st0 = 1.0 / 3.0;
+  const Comparison wrong = compare(c, p);
+  ASSERT_EQ(wrong.registers.size(), 1u);
+  EXPECT_EQ(wrong.registers[0].name, "st0");
+  EXPECT_EQ(wrong.registers[0].original, "0.333333333333333333342 (3ffdaaaaaaaaaaaaaaab)");
+  EXPECT_EQ(wrong.registers[0].port, "0.33333333333333331483 (3ffdaaaaaaaaaaaaa800)");
+  p.st0 = 1.0L / 3.0L;
+  EXPECT_TRUE(compare(c, p).matched());
+}
+#endif
+
 // The CPU vocabulary (lockstep/cases/cpu.hpp) holds the case file's numbering: the expected values
 // are cases/docs/case-format.md's (convention and return bytes, poked-register bits).
 TEST(CpuVocabulary, NumbersAreTheCaseFileFormats) {

@@ -64,6 +64,7 @@ name = "huge"
 address = 0x401000
 name = "demo::bump"
 args = ["rec:ptr", "by:u32"]
+convention = "watcom"
 returns = "eax"
 [[struct]]
 name = "byte"
@@ -119,7 +120,7 @@ TEST(Faults, ACaptureOfNoCasesLeavesTheCorpusAlone) {
   EXPECT_NE(r.err.find("no case was captured"), std::string::npos) << r.err;
   EXPECT_EQ(text_of(f.corpus / "manifest.json"), before);
   // The driver runs demo::bump; a second function it never calls gives no case.
-  write_text(f.dir / "two.toml", bump_profile("[[function]]\naddress = 0x401100\nname = \"demo::idle\"\n"));
+  write_text(f.dir / "two.toml", bump_profile("[[function]]\naddress = 0x401100\nname = \"demo::idle\"\nconvention = \"watcom\"\nreturns = \"none\"\n"));
   r = run_cli({"capture", f.snapshot.string(), f.steplog.string(), "--profile", (f.dir / "two.toml").string(), "--fn",
                "demo::idle", "-o", f.corpus.string()});
   EXPECT_EQ(r.code, kExitBadInput) << r.out << r.err;
@@ -307,8 +308,8 @@ TEST(Faults, TheSmallerOnes) {
   EXPECT_NE(r.err.find("'replya' is not a lockstep command; the commands are: "), std::string::npos) << r.err;
 
   write_text(f.dir / "shared.toml",
-             bump_profile("[[function]]\naddress = 0x401100\nname = \"hook::a\"\noriginal = \"hook\"\n"
-                          "[[function]]\naddress = 0x401200\nname = \"hook::b\"\noriginal = \"hook\"\n"));
+             bump_profile("[[function]]\naddress = 0x401100\nname = \"hook::a\"\noriginal = \"hook\"\nconvention = \"watcom\"\nreturns = \"none\"\n"
+                          "[[function]]\naddress = 0x401200\nname = \"hook::b\"\noriginal = \"hook\"\nconvention = \"watcom\"\nreturns = \"none\"\n"));
   r = run_cli({"call", f.snapshot.string(), "--profile", (f.dir / "shared.toml").string(), "--fn", "hook"});
   EXPECT_EQ(r.code, kExitBadInput) << r.out << r.err;
   EXPECT_NE(r.err.find("original symbol 'hook' is shared by 2 functions (hook::a, hook::b)"), std::string::npos)

@@ -80,6 +80,7 @@ name = "hostile"
 address = 0x401000
 name = "demo::bump"
 args = ["rec:ptr", "by:u32"]
+convention = "watcom"
 returns = "eax"
 [[struct]]
 name = "rec"

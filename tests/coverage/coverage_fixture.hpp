@@ -250,91 +250,108 @@ name = "coverage-test"
 [[function]]
 address = 0x401000
 name = "classify"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401080
 name = "countdown"
+convention = "watcom"
 args = ["n:u32"]
 returns = "eax"
 
 [[function]]
 address = 0x401100
 name = "fless"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401180
 name = "fle"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401200
 name = "rare_int"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401280
 name = "caller"
+convention = "watcom"
 returns = "eax"
 
 [[function]]
 address = 0x401380
 name = "named"
+convention = "watcom"
 returns = "eax"
 
 [[function]]
 address = 0x401400
 name = "drive"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401500
 name = "caller2"
+convention = "watcom"
 returns = "eax"
 
 [[function]]
 address = 0x401580
 name = "rep_copy"
+convention = "watcom"
+returns = "none"
 
 [[function]]
 address = 0x401600
 name = "lea_cmp"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401680
 name = "via_call"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401700
 name = "get_count"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401780
 name = "both_big"
+convention = "watcom"
 args = ["thing:ptr"]
 returns = "eax"
 
 [[function]]
 address = 0x401800
 name = "switchy"
+convention = "watcom"
 args = ["i:u32"]
 returns = "eax"
 
 [[function]]
 address = 0x401880
 name = "reg_gt"
+convention = "watcom"
 args = ["n:i32"]
 returns = "eax"
 

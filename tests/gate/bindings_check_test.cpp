@@ -17,14 +17,20 @@ constexpr const char* kProfile = R"(
 [[function]]
 address = 0x401000
 name = "math::add"
+convention = "watcom"
+returns = "none"
 
 [[function]]
 address = 0x401100
 name = "math::sub"
+convention = "watcom"
+returns = "none"
 
 [[function]]
 address = 0x401200
 name = "driver::main"
+convention = "watcom"
+returns = "none"
 )";
 
 lockstep::harness::Profile profile() {

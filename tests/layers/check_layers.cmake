@@ -4,6 +4,8 @@
 # It fails listing every file:line that breaks the order, with what it may include instead.
 #
 # The layers, bottom to top, as the targets link (each folder's CMakeLists.txt):
+#   x87      cases/x87/include                   lockstep::x87: the 80-bit extended value, header-only,
+#                                                standard C++ only (a game's port includes it)
 #   base     cases/{include/lockstep,src}/base   lockstep/base: Result, bytes, files, threads
 #   cases    cases/{include/lockstep,src}/cases  lockstep::cases: the case model, corpora, replay memory
 #   harness  harness/                            lockstep::harness: snapshots, the machine, profiles, replay
@@ -23,24 +25,25 @@ endif()
 
 # folder (relative to ROOT) | the header families (include path prefixes) it may include
 set(rules
+  "cases/x87|lockstep/x87/"
   "cases/include/lockstep/base|lockstep/base/"
   "cases/src/base|lockstep/base/"
-  "cases/include/lockstep/cases|lockstep/base/ lockstep/cases/"
-  "cases/src/cases|lockstep/base/ lockstep/cases/"
-  "harness|lockstep/base/ lockstep/cases/ lockstep/harness/"
-  "capture|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/"
-  "capture/cli|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/ lockstep/cli/"
-  "harness/gate|lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/testing/"
+  "cases/include/lockstep/cases|lockstep/x87/ lockstep/base/ lockstep/cases/"
+  "cases/src/cases|lockstep/x87/ lockstep/base/ lockstep/cases/"
+  "harness|lockstep/x87/ lockstep/base/ lockstep/cases/ lockstep/harness/"
+  "capture|lockstep/x87/ lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/"
+  "capture/cli|lockstep/x87/ lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/ lockstep/cli/"
+  "harness/gate|lockstep/x87/ lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/testing/"
   "port/include|pod/"
   "port/src|pod/"
-  "port/bindings|lockstep/base/ lockstep/cases/ lockstep/harness/ pod/ pod/bindings/"
-  "port/cli|lockstep/base/ lockstep/cases/ lockstep/cli/ pod/ pod/bindings/")
+  "port/bindings|lockstep/x87/ lockstep/base/ lockstep/cases/ lockstep/harness/ pod/ pod/bindings/"
+  "port/cli|lockstep/x87/ lockstep/base/ lockstep/cases/ lockstep/cli/ pod/ pod/bindings/")
 # Every family of the project's own headers; an include of one not allowed above is a violation.
-set(families lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/ lockstep/cli/ lockstep/testing/
+set(families lockstep/x87/ lockstep/base/ lockstep/cases/ lockstep/harness/ lockstep/capture/ lockstep/cli/ lockstep/testing/
              pod/bindings/ pod/)
-# The port depends on nothing but the standard library: its <...> includes are standard headers
+# The port (and the x87 value a port may include) depends on nothing but the standard library: its <...> includes are standard headers
 # (a bare name: <cstdint>, <vector>), never a library's (<fmt/format.h>, <unicorn/unicorn.h>).
-set(standard_only port/include port/src)
+set(standard_only cases/x87 port/include port/src)
 
 set(violations "")
 set(files_checked 0)

@@ -27,6 +27,7 @@ name = "test"
 [[function]]
 address = 0x401000
 name = "demo::bump"
+convention = "watcom"
 args = ["rec:ptr", "by:u32"]
 returns = "eax"
 [[struct]]

@@ -3,6 +3,7 @@
 
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
+#include "lockstep/harness/values.hpp"
 
 namespace lockstep::harness {
 namespace {
@@ -116,12 +117,12 @@ TEST(Profile, ErrorsNameTheLine) {
     EXPECT_EQ(p.error().code, Errc::kMalformed);
     EXPECT_NE(p.error().message.find(want), std::string::npos) << p.error().message;
   };
-  bad("[[function]]\naddress = 1\nname = \"a\"\nadress = 2\n", "x.toml:4: [[function]] #1: unknown key 'adress'");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nadress = 2\nconvention = \"cdecl\"\nreturns = \"none\"\n", "x.toml:4: [[function]] #1: unknown key 'adress'");
   bad("[profile]\nnam = \"x\"\n", "x.toml:2: [profile]: unknown key 'nam'");
   bad("[[stub]]\nname = \"s\"\naddress = 1\naction = \"ret\"\n", "missing key 'why'");
   bad("[[stub]]\nname = \"s\"\naddress = 1\npointer = 2\naction = \"ret\"\nwhy = \"w\"\n", "exactly one");
-  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"pascal\"\n", "x.toml:4");
-  bad("[[function]]\naddress = 1\nname = \"a\"\nargs = [\"x:u8\"]\n", "kind 'u8'");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"pascal\"\nreturns = \"none\"\n", "x.toml:4");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"cdecl\"\nreturns = \"none\"\nargs = [\"x:u8\"]\n", "kind 'u8'");
   bad("[[struct]]\nname = \"s\"\nsize = 4\nfields = [ { offset = 2, size = 4, name = \"f\" } ]\n", "runs past");
   bad("[[instance]]\nname = \"i\"\nstruct = \"nope\"\nbase = 0\n", "unknown struct 'nope'");
   bad("[[driver]]\nname = \"d\"\nfunction = 1\nstubs = [\"nope\"]\n", "no [[stub]] named 'nope'");
@@ -129,6 +130,31 @@ TEST(Profile, ErrorsNameTheLine) {
   bad("wat = 1\n", "x.toml:1: unknown top-level key 'wat'");
   bad("[[function]]\naddress = -1\nname = \"a\"\n", "outside");
   bad("[profile\n", "x.toml:1");
+}
+
+// No silent defaults: a function without its convention or its return kind is refused, naming the file,
+// the line and what to write (a convention taken for granted misplaces every argument; a return kind
+// taken for granted leaves the result uncompared).
+TEST(Profile, ConventionAndReturnsAreRequired) {
+  auto p = parse_profile("[profile]\nname = \"g\"\n\n[[function]]\naddress = 0x401000\nname = \"tank::move\"\n"
+                         "returns = \"eax\"\n",
+                         "game.toml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, Errc::kMalformed);
+  EXPECT_NE(p.error().message.find("game.toml:4: [[function]] #1: missing key 'convention'"), std::string::npos)
+      << p.error().message;
+  EXPECT_NE(p.error().message.find("convention = \"cdecl\""), std::string::npos) << p.error().message;
+  p = parse_profile("[[function]]\naddress = 0x401000\nname = \"tank::move\"\nconvention = \"fastcall\"\n", "game.toml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("game.toml:1: [[function]] #1: missing key 'returns'"), std::string::npos)
+      << p.error().message;
+  EXPECT_NE(p.error().message.find("returns = \"none\""), std::string::npos) << p.error().message;
+  // Written out, "none" is taken as it says.
+  p = parse_profile("[[function]]\naddress = 0x401000\nname = \"m\"\nconvention = \"fastcall\"\nreturns = \"none\"\n",
+                    "game.toml");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->functions[0].returns, ReturnKind::kNone);
+  EXPECT_EQ(p->functions[0].convention.kind, Convention::kFastcall);
 }
 
 // What a hostile profile got through before: each is refused with the file, line and place.
@@ -157,8 +183,8 @@ TEST(Profile, RefusesDuplicatesOverlapsCyclesAndWraps) {
   bad("[[label]]\nname = \"l\"\naddress = 0xfffffff0\nsize = 0x20\n", "runs past 4 GiB");
   bad("[[stub]]\nname = \"a\"\naddress = 16\naction = \"ret\"\nwhy = \"   \"\n", "must say why");
   bad("[[struct]]\nname = \"s\"\nsize = 0\n", "size 0");
-  bad("[[function]]\naddress = 1\nname = \"a\"\nargs = [\"x\"]\n", "must be \"name:kind\"");
-  bad("[[function]]\naddress = 1\nname = \"a\"\n[[function]]\naddress = 1\nname = \"b\"\n",
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"cdecl\"\nreturns = \"none\"\nargs = [\"x\"]\n", "must be \"name:kind\"");
+  bad("[[function]]\naddress = 1\nname = \"a\"\nconvention = \"cdecl\"\nreturns = \"none\"\n[[function]]\naddress = 1\nname = \"b\"\nconvention = \"cdecl\"\nreturns = \"none\"\n",
       "0x00000001 is already function 'a'");
 }
 
@@ -237,6 +263,125 @@ TEST(Profile, PodProfileLoads) {
   // The racer's turn (the car step 0x41b66c, then upside-down and pose with wheel roll), so that a
   // PHYS record holds what the racer's whole turn wrote: the profile's chosen entry at 0x49a800.
   EXPECT_EQ(p->driver_for_record("CTRL")->function, 0x49a800u);
+}
+
+// Values (harness/docs/profile.md, "Values"): the expected bytes are IEEE 754's encodings and
+// 16.16's definition (value x 65536), worked by hand.
+std::vector<std::uint8_t> bytes_of(std::string_view text) {
+  auto v = parse_value(text);
+  EXPECT_TRUE(v.ok()) << text << ": " << (v.ok() ? "" : v.error().message);
+  return v.ok() ? v->bytes : std::vector<std::uint8_t>{};
+}
+
+TEST(Values, TypedValuesAreTheirLittleEndianBytes) {
+  using B = std::vector<std::uint8_t>;
+  EXPECT_EQ(bytes_of("00001000"), (B{0x00, 0x00, 0x10, 0x00}));  // hex bytes in memory order, as before
+  EXPECT_EQ(bytes_of("hex:0a0b"), (B{0x0a, 0x0b}));
+  EXPECT_EQ(bytes_of("u32:7"), (B{7, 0, 0, 0}));
+  EXPECT_EQ(bytes_of("i32:-3"), (B{0xfd, 0xff, 0xff, 0xff}));
+  EXPECT_EQ(bytes_of("i16:-200"), (B{0x38, 0xff}));
+  EXPECT_EQ(bytes_of("u16:0xffff"), (B{0xff, 0xff}));
+  EXPECT_EQ(bytes_of("u8:255"), (B{0xff}));
+  EXPECT_EQ(bytes_of("i8:-128"), (B{0x80}));
+  EXPECT_EQ(bytes_of("f32:0.01"), (B{0x0a, 0xd7, 0x23, 0x3c}));        // 0x3c23d70a
+  EXPECT_EQ(bytes_of("f32:-2"), (B{0x00, 0x00, 0x00, 0xc0}));          // 0xc0000000
+  EXPECT_EQ(bytes_of("f64:1.5"), (B{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}));   // 0x3ff8000000000000
+  EXPECT_EQ(bytes_of("f64:0x1.8p1"), (B{0, 0, 0, 0, 0, 0, 0x08, 0x40})); // 3.0
+  EXPECT_EQ(bytes_of("fx:-200.0"), (B{0x00, 0x00, 0x38, 0xff}));       // -200 x 65536 = 0xff380000
+  EXPECT_EQ(bytes_of("fx:-8.0"), (B{0x00, 0x00, 0xf8, 0xff}));         // not the same as -200
+  EXPECT_EQ(bytes_of("fx:0.5"), (B{0x00, 0x80, 0x00, 0x00}));
+  EXPECT_EQ(bytes_of("fx:32767.99998"), (B{0xff, 0xff, 0xff, 0x7f}));  // 0x7fffffff: the largest
+  EXPECT_EQ(bytes_of("fx:-32768"), (B{0x00, 0x00, 0x00, 0x80}));
+  EXPECT_EQ(bytes_of("f32:nan").size(), 4u);  // written out: a NaN on purpose
+}
+
+TEST(Values, OutOfRangeValuesAreRefusedSayingWhy) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"f64:1e400", "past a double's range"},
+      {"f64:1e-400", "below a double's smallest subnormal"},
+      {"f32:1e39", "past a float's range"},
+      {"f32:1e-50", "below a float's smallest subnormal"},
+      {"fx:nan", "holds no inf or nan"},
+      {"fx:inf", "holds no inf or nan"},
+      {"fx:40000.0", "does not fit 16.16 fixed point"},
+      {"fx:-32768.00001", "does not fit 16.16 fixed point"},
+      {"u8:256", "does not fit 8 bits unsigned (0 .. 255)"},
+      {"i16:40000", "does not fit 16 bits signed (-32768 .. 32767)"},
+      {"i16:-32769", "does not fit 16 bits signed"},
+      {"u32:-1", "is not an unsigned integer"},
+      {"u32:4294967296", "does not fit 32 bits unsigned"},
+      {"f32:1.5x", "is not a number"},
+      {"f32: 1", "is not a number"},
+      {"f16:1", "unknown value type 'f16'"},
+      {"0g", "is not hex"},
+  };
+  for (const auto& [text, says] : bad) {
+    auto v = parse_value(text);
+    ASSERT_FALSE(v.ok()) << text;
+    EXPECT_EQ(v.error().code, Errc::kUsage) << text;
+    EXPECT_NE(v.error().message.find(says), std::string::npos) << text << ": " << v.error().message;
+  }
+}
+
+TEST(Labels, FieldsByNameAndTypedPokes) {
+  auto p = parse_profile(kGood, "t.toml");
+  ASSERT_TRUE(p.ok());
+  Labeler l(*p);
+  const GuestAddr car3 = 0x630838 + 3 * 0x558, car2 = 0x630838 + 2 * 0x558;
+  EXPECT_EQ(*l.resolve("car[3].engine_speed"), car3 + 0x440);
+  EXPECT_EQ(*l.resolve("car.engine_speed"), 0x630838u + 0x440);
+  EXPECT_EQ(*l.resolve("car[2].point[1].sliding"), car2 + 0xd8 + 0x38);
+  EXPECT_EQ(*l.resolve("car[2].point[1]"), car2 + 0xd8);          // a nested record: its first byte
+  EXPECT_EQ(*l.resolve("car[2].point[1].position+4"), car2 + 0xd8 + 4);
+  EXPECT_EQ(l.resolve_target("car[2].point[1]")->field_size, 0xd8u);
+  auto unknown = l.resolve("car[3].engine_sped");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("car has no field 'engine_sped' (fields: point[0].position"), std::string::npos)
+      << unknown.error().message;
+  auto plus = l.resolve("car[3]+engine_speed");
+  ASSERT_FALSE(plus.ok());
+  EXPECT_NE(plus.error().message.find("a field is named after a '.': car[3].engine_speed"), std::string::npos)
+      << plus.error().message;
+
+  auto poke = parse_poke("car[1].engine_speed=fx:-200.0", l);
+  ASSERT_TRUE(poke.ok()) << poke.error().message;
+  EXPECT_EQ(poke->address, 0x630838u + 0x558 + 0x440);
+  EXPECT_EQ(poke->bytes, (std::vector<std::uint8_t>{0x00, 0x00, 0x38, 0xff}));
+  EXPECT_EQ(parse_poke("car[1].engine_speed=00001000", l)->bytes.size(), 4u);  // hex, as before
+  auto wide = parse_poke("car[1].engine_speed=f64:1", l);
+  ASSERT_FALSE(wide.ok());
+  EXPECT_NE(wide.error().message.find("car[1].engine_speed is 4 byte(s), the value 8"), std::string::npos)
+      << wide.error().message;
+  auto nan = parse_poke("car[1].engine_speed=fx:nan", l);
+  ASSERT_FALSE(nan.ok());
+  EXPECT_NE(nan.error().message.find("poke 'car[1].engine_speed=fx:nan': 'fx:nan': 16.16 fixed point holds no inf"),
+            std::string::npos)
+      << nan.error().message;
+}
+
+TEST(Labels, TypedArgumentsAreTheirWords) {
+  auto p = parse_profile(kGood, "t.toml");
+  ASSERT_TRUE(p.ok());
+  Labeler l(*p);
+  auto word = [&](std::string_view text, ArgType type) -> std::uint32_t {
+    auto a = parse_call_arg(text, type, l);
+    EXPECT_TRUE(a.ok()) << text << ": " << (a.ok() ? "" : a.error().message);
+    return a.ok() ? a->word : 0;
+  };
+  EXPECT_EQ(word("fx:-200.0", ArgType::kI32), 0xff380000u);
+  EXPECT_EQ(word("fx:0.75", ArgType::kI32), 0xc000u);
+  EXPECT_EQ(word("i16:-3", ArgType::kI32), 0xfffffffdu);  // sign-extended, as C passes a short
+  EXPECT_EQ(word("u16:0xfffd", ArgType::kU32), 0x0000fffdu);
+  EXPECT_EQ(word("f32:0.5", ArgType::kU32), 0x3f000000u);
+  EXPECT_EQ(word("0.5", ArgType::kF32), 0x3f000000u);  // a plain number for an f32 argument
+  EXPECT_EQ(word("car[1].engine_speed", ArgType::kPtr), 0x630838u + 0x558 + 0x440);
+  auto d = parse_call_arg("f64:-1.25", ArgType::kF64, l);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->kind, Arg::Kind::kF64);
+  EXPECT_EQ(d->f64, -1.25);
+  EXPECT_FALSE(parse_call_arg("fx:1.0", ArgType::kF64, l).ok());  // 4 bytes for an 8-byte argument
+  EXPECT_FALSE(parse_call_arg("f64:1e400", ArgType::kF64, l).ok());
+  EXPECT_FALSE(parse_call_arg("fx:70000", ArgType::kI32, l).ok());
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-// lockstep call SNAPSHOT --profile P --fn NAME|ADDR [--arg ...] [--poke ADDR=HEX ...] [--json]:
+// lockstep call SNAPSHOT --profile P --fn NAME|ADDR [--arg ...] [--poke ADDR=VALUE ...] [--json]:
 // runs one original function under the Unicorn machine and prints what it read and wrote, named by
 // the profile's labels, or the fault report (exit 3).
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
 #include "lockstep/base/numbers.hpp"
+#include "lockstep/cases/arguments.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/machine.hpp"
@@ -52,6 +53,7 @@ nlohmann::json regs_json(const Registers& r) {
 Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(Profile profile, load_profile(o.profile));
   LOCKSTEP_TRY(Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
+  if (int rc = check_profile_symbols(o.snapshot, snap, image, profile, io); rc != kExitOk) return rc;
   const Labeler labels(profile);
 
   CallSpec spec;
@@ -122,6 +124,27 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
     fmt::print(io.out, "{} (0x{:08x}, {}): {} after {} blocks\n", name, spec.function,
                convention_name(spec.convention.kind), out.returned() ? "returned" : "FAULTED", out.blocks);
     if (out.returned()) fmt::print(io.out, "  {}; the callee popped {} bytes\n", format_return(out.value), out.popped);
+    // What the call did against what the convention says it pops (capture checks every case so).
+    std::vector<PlacedArg> placed;
+    for (const Arg& a : spec.args) placed.push_back({a.kind == Arg::Kind::kF64, 0, 0.0});
+    if (auto plan = plan_call(spec.convention, placed); plan.ok() && out.returned()) {
+      const std::uint32_t expected = plan->callee_pops;
+      if (out.popped != static_cast<std::int64_t>(expected))
+        fmt::print(io.err, "lockstep: warning: {} is called as {}, which pops {} bytes here, but the callee popped {}: "
+                           "is its convention {}?\n",
+                   name, convention_name(spec.convention.kind), expected, out.popped,
+                   out.popped == 0 ? "cdecl" : "stdcall (or fastcall, watcom)");
+    }
+    if (fn && !fn->args.empty()) {
+      // The arguments by the profile's names, where the convention put them and whether the call read them.
+      cases::Case c;
+      c.name = fn->name;
+      c.in = out.record.in;
+      for (const ByteRun& r : out.record.effects.inputs) c.inputs.set(r.addr, r.bytes);
+      io.out << "  arguments:\n";
+      for (const std::string& line : cases::describe_arguments(c, cases::Signature{spec.convention, fn->args}))
+        io.out << "    " << line << "\n";
+    }
     io.out << format_effects(out.record.effects, labels);
     if (out.fault) io.out << format_fault(*out.fault);
   }
@@ -134,9 +157,10 @@ Action setup_call(CLI::App& app, const cases::BindingSet& /*bindings: runs no po
   app.add_option("--profile", o->profile, "Profile (TOML) naming functions, stubs and labels")->required();
   app.add_option("--fn", o->fn, "Function: a profile name, its original symbol, or an address")->required();
   app.add_option("--arg", o->args,
-                 "Argument, in order: a number, an address (car[3], car[3]+0x440), f64:1.5, or hex:00aa.. "
-                 "(a block laid in scratch memory, passed by address)");
-  app.add_option("--poke", o->pokes, "ADDR=HEX: bytes written before the call (ADDR as for --arg)");
+                 "Argument, in order: a number, an address (car[3], car[3]+0x440, car[3].engine_speed), a typed "
+                 "value (fx:-200.0, f32:0.5, i16:-3, f64:1.5), or hex:00aa.. (a block laid in scratch memory, "
+                 "passed by address)");
+  app.add_option("--poke", o->pokes, "ADDR=VALUE: written before the call (ADDR as for --arg, or a field: tank[1].fuel; VALUE hex bytes or typed: u32:7 f32:0.01 fx:-200.0)");
   app.add_option("--convention", o->convention, "Override: watcom, cdecl, stdcall, fastcall, thiscall");
   app.add_option("--returns", o->returns, "Override: none, eax, edx:eax, st0");
   add_unsigned_option(app, "--thread", o->thread, "Snapshot thread whose registers and stack the call uses (default 0)");

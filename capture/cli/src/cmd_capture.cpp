@@ -1,6 +1,9 @@
-// lockstep capture SNAPSHOT STEPLOG --profile P --fn F ... [--every N] [--max M] [--poke ADDR=HEX ...]
+// lockstep capture SNAPSHOT STEPLOG --profile P --fn F ... [--every N] [--max M] [--poke ADDR=VALUE ...]
 //   -o CORPUS
-// lockstep capture SNAPSHOT --calls CALLS.toml --profile P -o CORPUS (no step log: capture/docs/call-list.md)
+// lockstep capture SNAPSHOT --calls CALLS.toml --profile P [--fn F ...] -o CORPUS (no step log:
+//   capture/docs/call-list.md)
+// Every captured function's calls are checked against its declared convention
+// (capture/docs/conventions.md): a disagreement is exit 8 unless --no-convention-check.
 // Runs the profile's driver over the recorded states and writes every call of the chosen functions
 // (nested calls included) as cases into a corpus folder, whose manifest records the profile's file
 // (corpus_profile.hpp).
@@ -33,8 +36,30 @@ struct CaptureArgs {
   std::string driver;
   unsigned jobs = 1;
   bool quiet = false;
+  bool no_convention_check = false;
   harness::MachineConfig limits;  ///< --budget, --timeout
 };
+
+/// One line per captured function; a function no call reached says so.
+void print_functions(const std::vector<cases::CaseFile>& files, Io& io) {
+  for (const auto& f : files)
+    fmt::print(io.out, "  0x{:08x} {:<28} {} cases{}\n", f.function, f.name, f.cases.size(),
+               f.cases.empty() ? " (no call reached it)" : "");
+}
+
+/// The declared conventions the calls contradict: an error (exit 8, nothing written) unless
+/// --no-convention-check, which prints them as warnings.
+int convention_verdict(const std::vector<capture::ConventionDisagreement>& found, const CaptureArgs& a,
+                       const std::string& profile_path, Io& io) {
+  if (found.empty()) return kExitOk;
+  const char* kind = a.no_convention_check ? "warning" : "error";
+  for (const auto& d : found) fmt::print(io.err, "lockstep capture: {}: {}: {}\n", kind, profile_path, capture::format_disagreement(d));
+  if (a.no_convention_check) return kExitOk;
+  fmt::print(io.err, "lockstep capture: {} function(s) disagree with their declared convention: fix `convention` (and "
+                     "`args`) in {}, or pass --no-convention-check to capture anyway; no corpus was written\n",
+             found.size(), profile_path);
+  return kExitProfileDisagrees;
+}
 
 /// What both kinds of capture read first: the profile (its bytes too, hashed into the manifest: the
 /// same bytes that were parsed) and the snapshot (with --image laid over it).
@@ -66,12 +91,13 @@ int report_no_cases(const std::string& out, std::uint64_t runs, std::uint64_t fa
 
 /// Cases from a call list instead of a step log (--calls).
 int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
-  if (!a.steplog.empty() || !a.functions.empty() || !a.pokes.empty() || !a.driver.empty())
-    return report(io, Error::make(Errc::kUsage, "--calls replaces the step log, --fn, --poke and --driver: the call "
-                                                "list names the functions, arguments and pokes"));
+  if (!a.steplog.empty() || !a.pokes.empty() || !a.driver.empty())
+    return report(io, Error::make(Errc::kUsage, "--calls replaces the step log, --poke and --driver: the call "
+                                                "list names the calls, arguments and pokes"));
   auto in = load_inputs(a, image, io);
   if (!in.ok()) return report(io, in.error());
   auto& [profile_bytes, profile, snapshot] = *in;
+  if (int rc = check_profile_symbols(a.snapshot, snapshot, image, profile, io); rc != kExitOk) return rc;
   auto list = capture::read_call_list(a.calls);
   if (!list.ok()) return report(io, list.error());
   auto list_bytes = read_file(a.calls);
@@ -79,8 +105,15 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   capture::CallsCaptureOptions opt;
   apply_run_limits(a.limits, opt.machine);  // a call list's calls are limited like a driver's runs
   opt.snapshot_sha256 = snapshot.content_sha256();
+  opt.check_conventions = true;  // always checked; --no-convention-check only turns the error into a warning
+  for (const auto& f : a.functions) {
+    auto spec = profile.find_function(f);
+    if (!spec.ok()) return report(io, spec.error());
+    opt.functions.push_back((*spec)->address);
+  }
   auto rep = capture::capture_calls(snapshot, profile, *list, opt);
   if (!rep.ok()) return report(io, rep.error());
+  if (int rc = convention_verdict(rep->capture.conventions, a, a.profile, io); rc != kExitOk) return rc;
 
   cases::Manifest m;
   m.profile = profile.name;
@@ -89,13 +122,28 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   m.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
                           std::filesystem::path(a.calls).filename().string(),
                           std::filesystem::path(a.profile).filename().string(), to_hex(sha256(*list_bytes)));
-  for (const auto& f : rep->faults)
+  for (const auto& f : a.functions) m.command += " --fn " + f;
+  for (const auto& f : rep->faults) {
     fmt::print(io.err, "lockstep: {}:{}: [[call]] #{} faulted: {}\n", a.calls, f.line, f.index + 1, f.message);
+    // An access near address 0 by a function declared to take no register arguments: the likeliest
+    // cause is a pointer it reads from a register the harness left unset (a fastcall declared cdecl).
+    const auto fn = profile.find_function(list->calls[f.index].function);
+    const bool low = f.message.find("unmapped") != std::string::npos && f.message.find(" 0x0000") != std::string::npos;
+    if (fn.ok() && low &&
+        ((*fn)->convention.kind == cases::Convention::kCdecl || (*fn)->convention.kind == cases::Convention::kStdcall))
+      fmt::print(io.err, "lockstep:   {} is declared {}, so the harness passed every argument on the stack: if it "
+                         "takes one in a register (fastcall's ecx, edx; watcom's eax, edx, ebx, ecx), that register "
+                         "held no argument (capture/docs/conventions.md)\n",
+                 (*fn)->name, cases::convention_name((*fn)->convention.kind));
+  }
   if (rep->capture.cases() == 0) return report_no_cases(a.out, rep->capture.runs, rep->faults.size(), io);
   if (auto s = cases::write_corpus(a.out, m, rep->capture.files); !s.ok()) return report(io, s.error());
   fmt::print(io.out, "{} of {} calls returned\n", rep->capture.runs - rep->faults.size(), rep->capture.runs);
-  for (const auto& f : rep->capture.files)
-    fmt::print(io.out, "  0x{:08x} {:<28} {} cases\n", f.function, f.name, f.cases.size());
+  print_functions(rep->capture.files, io);
+  if (a.functions.empty())  // the whole profile watched: the functions without cases have no file, only a line
+    for (auto fn : rep->uncalled)
+      if (const auto* spec = profile.function_at(fn))
+        fmt::print(io.out, "  0x{:08x} {:<28} 0 cases (no call reached it)\n", fn, spec->name);
   fmt::print(io.out, "{} cases written to {}\n", rep->capture.cases(), a.out);
   return rep->faults.empty() ? kExitOk : kExitGuestFault;
 }
@@ -107,6 +155,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   auto in = load_inputs(a, image, io);
   if (!in.ok()) return report(io, in.error());
   auto& [profile_bytes, profile, snapshot] = *in;
+  if (int rc = check_profile_symbols(a.snapshot, snapshot, image, profile, io); rc != kExitOk) return rc;
   auto log = capture::read_state_log(a.steplog);
   if (!log.ok()) return report(io, log.error());
   auto log_bytes = read_file(a.steplog);
@@ -138,6 +187,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
     };
   auto rep = capture::capture(snapshot, *log, profile, opt);
   if (!rep.ok()) return report(io, rep.error());
+  if (int rc = convention_verdict(rep->conventions, a, a.profile, io); rc != kExitOk) return rc;
 
   cases::Manifest m;
   m.profile = profile.name;
@@ -155,7 +205,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
 
   fmt::print(io.out, "driver {}: {} of {} runs captured{}\n", rep->driver, rep->runs_captured, rep->runs,
              rep->faulted ? fmt::format(", {} faulted", rep->faulted) : std::string());
-  for (const auto& f : rep->files) fmt::print(io.out, "  0x{:08x} {:<28} {} cases\n", f.function, f.name, f.cases.size());
+  print_functions(rep->files, io);
   fmt::print(io.out, "{} cases written to {}\n", rep->cases(), a.out);
   if (rep->incomplete) fmt::print(io.out, "{} calls cut short by a fault were not kept\n", rep->incomplete);
   return rep->faulted ? kExitGuestFault : kExitOk;
@@ -170,15 +220,20 @@ Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no
                  "Profile (TOML) of the original: functions, stubs and labels; the manifest records its path and "
                  "SHA-256, and replay, probe and coverage use it by default")
       ->required();
-  app.add_option("--fn", a->functions, "Function to capture, by name or address; repeatable");
+  app.add_option("--fn", a->functions,
+                 "Function to capture, by name or address; repeatable (with --calls: only these, instead of every "
+                 "function of the profile)");
   add_unsigned_option(app, "--every", a->every, "Take every Nth driver run (state-log record); default 1", 1);
   add_unsigned_option(app, "--max", a->max, "At most M cases of each function per driver run; default 0 = all");
   add_run_limits(app, a->limits, "one driver run");
-  app.add_option("--poke", a->pokes, "ADDR=HEX bytes laid over every state before its run; repeatable");
+  app.add_option("--poke", a->pokes, "ADDR=VALUE (hex bytes or typed: u32:7 f32:0.01 fx:-200.0) laid over every state before its run; repeatable");
   app.add_option("--driver", a->driver, "The profile's [[driver]] to run (default: the one on CTRL records)");
   app.add_option("-o,--out", a->out, "Corpus folder to write")->required();
   add_jobs_option(app, a->jobs, "Threads, each with its own machine (default 1); the corpus is the same for any N");
   app.add_flag("--quiet", a->quiet, "No progress line");
+  app.add_flag("--no-convention-check", a->no_convention_check,
+               "Write the corpus even when captured calls contradict a function's declared convention (the "
+               "disagreements are printed as warnings; by default they are an error, exit 8)");
   auto image = add_image_option(app);
   return [a, image](Io& io) { return run_capture(*a, *image, io); };
 }

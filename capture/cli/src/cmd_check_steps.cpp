@@ -34,6 +34,7 @@ struct CheckStepsOptions {
 Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(o.profile));
   LOCKSTEP_TRY(harness::Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
+  if (int rc = check_profile_symbols(o.snapshot, snap, image, profile, io); rc != kExitOk) return rc;
   LOCKSTEP_TRY(capture::StateLog log, capture::read_state_log(o.steplog));
   capture::StepCheckOptions opt;
   opt.driver = o.driver;

@@ -1,4 +1,4 @@
-// lockstep probe CORPUS --case F:ID --snapshot SNAP [--profile P] [--poke ADDR=HEX ...] [--add]
+// lockstep probe CORPUS --case F:ID --snapshot SNAP [--profile P] [--poke ADDR=VALUE ...] [--add]
 //   Runs the original (under Unicorn, from the case's own state) and the port on the same poked
 //   state, prints both effects, which branches went another way, and the port's diff.
 // lockstep probe CORPUS --fn F --edge ADDR:taken|fallthrough --search [--budget N] --snapshot SNAP
@@ -22,6 +22,7 @@
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
+#include "lockstep/harness/values.hpp"
 
 #include "command.hpp"
 #include "corpus_args.hpp"
@@ -63,13 +64,13 @@ std::string branch_changes(const std::vector<harness::BranchSite>& before, const
 
 // The port on a case the original produced; prints the verdict, returns the exit code.
 int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, const cases::Case& c,
-                const harness::Labeler& labels, Io& io) {
+                const harness::Profile& profile, const harness::Labeler& labels, Io& io) {
   const cases::Binding* b = cases::find_binding(bindings, c.function);
   if (!b) {
     fmt::print(io.out, "port: no binding for 0x{:08x} ({}) yet: nothing to compare\n", c.function, c.name);
     return kExitOk;
   }
-  const cases::Comparison cmp = cases::compare(c, b->run(c));
+  const cases::Comparison cmp = cases::compare(c, cases::run_binding(*b, c));
   if (cmp.matched()) {
     fmt::print(io.out, "port ({}): matches the original on this state ({} bytes written, registers equal)\n", b->name,
                c.writes.byte_count());
@@ -80,8 +81,10 @@ int replay_port(const cases::BindingSet& bindings, const cases::Corpus& corpus, 
   fo.name = c.name;
   fo.bound = true;
   const harness::CaseOutcome co{&c, cmp};
+  harness::Namer namer = harness::corpus_namer(corpus, &labels);
+  harness::name_arguments(namer, profile);
   io.out << "port (" << b->name << "): DIFFERS from the original on this state\n"
-         << harness::format_mismatch(fo, co, harness::corpus_namer(corpus, &labels));
+         << harness::format_mismatch(fo, co, namer);
   return kExitMismatch;
 }
 
@@ -116,7 +119,7 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
   options.search = {a.budget, a.start_cases, 1, a.poke_constants, {}};
   apply_run_limits(a.limits, options.search.machine);
   options.jobs = jobs;
-  auto result = capture::search_corpus_edges(corpus, snapshot, profile, &labels, *a.bindings, options);
+  auto result = capture::search_corpus_edges(corpus, snapshot, profile, &labels, harness::with_signatures(*a.bindings, profile), options);
   if (!result.ok()) return report(io, result.error());
   for (const capture::FunctionEdgeSearch& fn : result->functions) {
     for (std::size_t i = 0; i < fn.search.searches.size(); ++i) {
@@ -177,6 +180,8 @@ int run_probe(const ProbeArgs& a, Io& io) {
   if (!recorded.ok()) return report(io, recorded.error());
   const auto& profile = *recorded;  // kRequired: always holds one
   const harness::Labeler labels(*profile);
+  // Bindings that read their arguments by name get them from the profile.
+  const cases::BindingSet bindings = harness::with_signatures(*a.bindings, *profile);
   auto snapshot = harness::load_snapshot(a.snapshot);
   if (!snapshot.ok()) return report(io, snapshot.error());
   if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return report(io, s.error());
@@ -231,7 +236,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
       found.id = ids->front();
       fmt::print(io.out, "written to {} as case {}:{} (poked)\n", a.into.empty() ? a.corpus : a.into, name, found.id);
     }
-    return replay_port(*a.bindings, *corpus, found, labels, io);
+    return replay_port(bindings, *corpus, found, *profile, labels, io);
   }
 
   if (a.one_case.empty()) return report(io, Error::make(Errc::kUsage, "probe needs --case F:ID (or --search)"));
@@ -247,10 +252,17 @@ int run_probe(const ProbeArgs& a, Io& io) {
     const std::string name = p.substr(0, p.find('='));
     // (poke_register on a throwaway case: is the name a register?)
     if (cases::Case trial; p.find('=') != std::string::npos && cases::poke_register(trial, name, 0)) {
-      auto v = harness::parse_u32(p.substr(name.size() + 1));
-      if (!v.ok())
-        return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number", p,
-                                      p.substr(name.size() + 1)));
+      // A number, or a typed value of at most 4 bytes (eax=fx:1.5, ecx=i16:-3), as the register holds it.
+      const std::string text = p.substr(name.size() + 1);
+      auto typed = harness::parse_typed_value(text);
+      if (!typed.ok()) return report(io, typed.error().wrap("--poke {}", p));
+      if (*typed && (*typed)->bytes.size() <= 4) {
+        cases::poke_register(start, name, (*typed)->word());
+        continue;
+      }
+      auto v = harness::parse_u32(text);
+      if (*typed || !v.ok())
+        return report(io, Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number or typed value", p, text));
       cases::poke_register(start, name, *v);
       continue;
     }
@@ -295,7 +307,7 @@ int run_probe(const ProbeArgs& a, Io& io) {
                poked.reads_outside_case.size(), labels.name(poked.reads_outside_case.front()));
   fmt::print(io.out, "branches that went another way than unpoked:\n{}",
              branch_changes(probe->plain_branches, probe->poked_branches));
-  const int verdict = replay_port(*a.bindings, *corpus, poked.as_case, labels, io);
+  const int verdict = replay_port(bindings, *corpus, poked.as_case, *profile, labels, io);
   if (a.add) {
     if (pokes.empty() && !start.poked_registers)
       return report(io, Error::make(Errc::kUsage, "--add keeps a poked state; give --poke"));
@@ -319,8 +331,9 @@ Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
                  "captured with)");
   app.add_option("--case", a->one_case, "The case to probe: FUNCTION:ID (e.g. tyres::tyres:12)");
   app.add_option("--poke", a->pokes,
-                 "ADDR=HEX bytes laid over the case's state (ADDR: car[3]+0x440, a label, 0x...), or REG=VALUE "
-                 "for an entry register (eax=0x4000)");
+                 "ADDR=VALUE laid over the case's state (ADDR: car[3]+0x440, car[3].engine_speed, a label, 0x...; "
+                 "VALUE: hex bytes or typed, u32:7 i16:-3 f32:0.01 f64:1.5 fx:-200.0), or REG=VALUE for an entry "
+                 "register (eax=0x4000, eax=fx:1.5)");
   app.add_flag("--add", a->add, "Write the poked state into the corpus as a poked case");
   app.add_flag("--search", a->search, "Search for a state that takes --edge of --fn");
   app.add_option("--fn", a->function, "The function to search in (name or address)");

@@ -1,6 +1,7 @@
 // lockstep replay CORPUS: runs the port's binding on every case and compares every byte.
 // lockstep merge-reports SHARD.json...: the report of a whole run from its shards' JSON reports.
-// Exit code 0 all matched, 1 a mismatch, 2 bad input.
+// Exit code 0 every case checked and matched, 1 a mismatch, 7 a vacuous verdict (a function left
+// unchecked without a reason, or no case checked: harness/docs/verdict.md), 2 bad input.
 #include <fstream>
 #include <iostream>
 
@@ -9,6 +10,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/exclusions.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -32,8 +34,29 @@ struct ReplayArgs {
   std::size_t max_reports = 10;
   unsigned jobs = 1;
   Shard shard;
+  std::vector<std::string> exclusion_files, excludes;  ///< --exclusions FILE, --exclude FUNCTION=REASON
   const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
 };
+
+/// --exclusions files and --exclude flags, resolved against the corpus.
+Result<harness::ExcludedFunctions> read_excluded(const ReplayArgs& a, const cases::Corpus& corpus) {
+  std::vector<harness::Exclusion> all;
+  for (const auto& path : a.exclusion_files) {
+    LOCKSTEP_TRY(std::vector<harness::Exclusion> listed, harness::read_exclusions(path));
+    all.insert(all.end(), listed.begin(), listed.end());
+  }
+  for (const auto& flag : a.excludes) {
+    LOCKSTEP_TRY(harness::Exclusion e, harness::parse_exclude_flag(flag));
+    all.push_back(std::move(e));
+  }
+  return harness::resolve_exclusions(all, corpus);
+}
+
+/// The verdict's exit code: a mismatch first, then a vacuous run (harness/docs/verdict.md).
+int verdict_code(const harness::ReplayResult& r) {
+  if (!r.all_matched()) return kExitMismatch;
+  return r.vacuous() ? kExitUnchecked : kExitOk;
+}
 
 // A word as a shell reads it back: as it is when it holds nothing the shell would change, else quoted.
 std::string shell_word(std::string_view w) {
@@ -64,16 +87,23 @@ int run_replay(const ReplayArgs& a, Io& io) {
   auto fns = resolve_functions(a.functions, *corpus);
   if (!fns.ok()) return report(io, fns.error());
   opt.functions = *fns;
+  auto excluded = read_excluded(a, *corpus);
+  if (!excluded.ok()) return report(io, excluded.error());
+  opt.excluded = std::move(*excluded);
   if (!a.one_case.empty()) {
     auto id = parse_case_id(a.one_case, *corpus);
     if (!id.ok()) return report(io, id.error());
     opt.only_case = *id;
   }
   std::optional<harness::Labeler> labeler;
+  std::optional<harness::Profile> profile;  // names bytes, and gives bindings that read arguments by name their args
   if (!a.no_profile) {
     auto p = corpus_profile(corpus->manifest, a.corpus, a.profile, ProfileUse::kNames, io);
     if (!p.ok()) return report(io, p.error());
-    if (*p) labeler.emplace(**p);
+    if (*p) {
+      profile = **p;
+      labeler.emplace(*profile);
+    }
   }
   // The baseline is read before the replay: a bad one is refused before anything runs.
   std::optional<std::string> baseline;
@@ -82,10 +112,12 @@ int run_replay(const ReplayArgs& a, Io& io) {
     if (!text.ok()) return report(io, text.error());
     baseline.emplace(text->begin(), text->end());
   }
-  auto result = harness::replay(*corpus, *a.bindings, opt);
+  const cases::BindingSet bindings = profile ? harness::with_signatures(*a.bindings, *profile) : *a.bindings;
+  auto result = harness::replay(*corpus, bindings, opt);
   if (!result.ok()) return report(io, result.error());
 
   harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
+  if (profile) harness::name_arguments(namer, *profile);
   namer.replay_command = fmt::format("{} replay {}", shell_word(io.program), shell_word(a.corpus));
 
   std::size_t shown = 0;
@@ -102,7 +134,7 @@ int run_replay(const ReplayArgs& a, Io& io) {
     fmt::print(io.out, "against the baseline {}:\n{}", a.baseline, harness::format_baseline(*delta));
   }
   if (int rc = write_reports(*result, a.json, a.junit, io); rc != kExitOk) return rc;
-  return result->all_matched() ? kExitOk : kExitMismatch;
+  return verdict_code(*result);
 }
 
 Action setup_replay(CLI::App& app, const cases::BindingSet& bindings) {
@@ -121,6 +153,10 @@ Action setup_replay(CLI::App& app, const cases::BindingSet& bindings) {
   app.add_option("--baseline", a->baseline, "An earlier --json report: list what got better or worse");
   app.add_flag("--allow-outside-reads", a->allow_outside,
                "Do not fail a case when the port reads bytes the original never read (still reported)");
+  app.add_option("--exclusions", a->exclusion_files,
+                 "File of functions left unchecked on purpose, one `FUNCTION REASON` a line; repeatable. Without "
+                 "one, a function with cases but no binding, or with no cases, fails the verdict (exit 7)");
+  app.add_option("--exclude", a->excludes, "FUNCTION=REASON: one function left unchecked on purpose; repeatable");
   add_unsigned_option(app, "--max-reports", a->max_reports, "Mismatch reports to print (default 10)");
   add_jobs_option(app, a->jobs, "Threads replaying cases (default 1); the reports are the same for any N");
   add_shard_option(app, a->shard,
@@ -145,7 +181,7 @@ int run_merge(const MergeArgs& a, Io& io) {
   if (!merged.ok()) return report(io, merged.error());
   io.out << harness::format_table(*merged);
   if (int rc = write_reports(*merged, a.json, a.junit, io); rc != kExitOk) return rc;
-  return merged->all_matched() ? kExitOk : kExitMismatch;
+  return verdict_code(*merged);
 }
 
 Action setup_merge(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {

@@ -4,6 +4,7 @@
 
 #include "lockstep/harness/load.hpp"
 #include "lockstep/harness/pe32.hpp"
+#include "lockstep/harness/symbol_check.hpp"
 
 namespace lockstep::cli {
 
@@ -31,6 +32,25 @@ Status apply_image_option(const ImageOption& image, harness::Snapshot& snapshot,
     fmt::print(io.err, "  0x{:08x} +0x{:x} {} {}\n", d.begin, d.size, d.section, d.replaced ? "restored" : "kept");
   }
   return {};
+}
+
+int check_profile_symbols(const std::string& snapshot_path, const harness::Snapshot& snapshot,
+                          const ImageOption& image, const harness::Profile& profile, Io& io) {
+  auto symbols = harness::snapshot_symbols(snapshot_path, snapshot, image.path);
+  if (!symbols.ok()) return report(io, symbols.error());
+  if (symbols->source.empty()) {
+    fmt::print(io.err, "lockstep: note: no symbol table to check {}'s addresses against: {}\n", profile.source,
+               symbols->why_none);
+    return kExitOk;
+  }
+  const auto said = harness::check_symbols(profile, symbols->table);
+  for (const auto& w : said.warnings) fmt::print(io.err, "lockstep: warning: {}\n", w);
+  for (const auto& e : said.errors) fmt::print(io.err, "lockstep: error: {}\n", e);
+  if (said.errors.empty()) return kExitOk;
+  fmt::print(io.err, "lockstep: {} function(s) of {} lie elsewhere than their symbols say: correct `address` (or "
+                     "`original`) in the profile\n",
+             said.errors.size(), profile.source);
+  return kExitProfileDisagrees;
 }
 
 Result<harness::Snapshot> load_snapshot_with_image(const std::string& path, const ImageOption& image, Io& io) {

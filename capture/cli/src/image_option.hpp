@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lockstep/base/result.hpp"
+#include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/snapshot.hpp"
 
 #include "command.hpp"
@@ -26,6 +27,13 @@ std::shared_ptr<ImageOption> add_image_option(CLI::App& app);
 /// summary of the differences to io.err. Errors: the image's (bad file) and map_image_over's (the
 /// module at another base: kUnsupported naming both bases).
 Status apply_image_option(const ImageOption& image, harness::Snapshot& snapshot, Io& io);
+
+/// The profile's `original` symbols against the snapshot's symbol table, when it has one
+/// (harness/symbols.hpp snapshot_symbols: the file itself, --image, or the executable its metadata
+/// names): kExitOk when they agree or there is no table, else kExitProfileDisagrees after printing each
+/// disagreement to io.err. A symbol table that cannot be read is its error's code.
+int check_profile_symbols(const std::string& snapshot_path, const harness::Snapshot& snapshot,
+                          const ImageOption& image, const harness::Profile& profile, Io& io);
 
 /// load_snapshot(path) (any format), then apply_image_option().
 Result<harness::Snapshot> load_snapshot_with_image(const std::string& path, const ImageOption& image, Io& io);

@@ -1,7 +1,5 @@
 #include "lockstep/cases/compare.hpp"
 
-#include <bit>
-#include <cmath>
 #include <cstring>
 
 #include <algorithm>
@@ -61,12 +59,13 @@ Comparison compare(const Case& c, const PortEffects& port, const CompareOptions&
       reg("edx", c.out.edx, port.edx);
       break;
     case ReturnKind::kSt0: {
-      const auto& o = c.out.x87.st[0];
+      // Bit for bit: the 80-bit value, not the double nearest it (a port at 64-bit precision must
+      // give every bit the original's x87 kept).
+      const x87::Extended o = x87::Extended::from_bytes(c.out.x87.st[0]);
       if (!port.st0) {
-        out.registers.push_back({"st0", fmt::format("{}", f80_to_f64(o)), "(none)"});
-      } else if (f64_to_f80(*port.st0) != o) {
-        out.registers.push_back({"st0", fmt::format("{} ({:02x})", f80_to_f64(o), fmt::join(o.rbegin(), o.rend(), "")),
-                                 fmt::format("{}", *port.st0)});
+        out.registers.push_back({"st0", format_extended(o), "(none)"});
+      } else if (*port.st0 != o) {
+        out.registers.push_back({"st0", format_extended(o), format_extended(*port.st0)});
       }
       break;
     }
@@ -74,54 +73,24 @@ Comparison compare(const Case& c, const PortEffects& port, const CompareOptions&
   return out;
 }
 
-std::array<std::uint8_t, 10> f64_to_f80(double v) {
-  std::array<std::uint8_t, 10> r{};
-  std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
-  const bool neg = bits >> 63;
-  const int exp = static_cast<int>((bits >> 52) & 0x7ff);
-  std::uint64_t frac = bits & ((std::uint64_t{1} << 52) - 1);
-  std::uint64_t mant = 0;
-  int e80 = 0;
-  if (exp == 0 && frac == 0) {
-    mant = 0;
-    e80 = 0;
-  } else if (exp == 0x7ff) {
-    e80 = 0x7fff;
-    mant = (std::uint64_t{1} << 63) | (frac << 11);
-  } else if (exp == 0) {  // subnormal double: normalise (the 80-bit format has the range)
-    int shift = std::countl_zero(frac) - 11;  // bring the leading 1 to bit 52
-    frac <<= shift;
-    e80 = 1 - 1023 + 16383 - shift;
-    mant = frac << 11;
-  } else {
-    e80 = exp - 1023 + 16383;
-    mant = (std::uint64_t{1} << 63) | (frac << 11);
-  }
-  std::memcpy(r.data(), &mant, 8);
-  std::uint16_t se = static_cast<std::uint16_t>(e80 | (neg ? 0x8000 : 0));
-  std::memcpy(r.data() + 8, &se, 2);
-  return r;
-}
-
-double f80_to_f64(const std::array<std::uint8_t, 10>& v) {
-  std::uint64_t mant;
-  std::uint16_t se;
-  std::memcpy(&mant, v.data(), 8);
-  std::memcpy(&se, v.data() + 8, 2);
-  const bool neg = se >> 15;
-  const int e = se & 0x7fff;
-  double r;
-  if (e == 0 && mant == 0) r = 0.0;
-  else if (e == 0x7fff) r = (mant << 1) ? NAN : INFINITY;
-  else r = std::ldexp(static_cast<double>(mant), e - 16383 - 63);  // rounds to nearest (host default)
-  return neg ? -r : r;
-}
+std::string format_extended(const x87::Extended& v) { return fmt::format("{} ({})", v.decimal(), v.hex()); }
 
 }  // namespace lockstep::cases
 
 #include "lockstep/cases/binding.hpp"
 
 namespace lockstep::cases {
+
+PortEffects run_binding(const Binding& b, const Case& c) {
+  if (!b.run_with_args) return b.run(c);
+  if (!b.signature) {
+    PortEffects fx;
+    fx.error = fmt::format("{} reads its arguments by name, but no profile gave the function's args: replay with "
+                           "the profile the corpus was captured with (--profile)", b.name);
+    return fx;
+  }
+  return b.run_with_args(c, *b.signature);
+}
 
 const Binding* find_binding(const BindingSet& set, GuestAddr address) {
   for (const auto& b : set)

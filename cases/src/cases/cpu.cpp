@@ -38,6 +38,35 @@ Result<ReturnKind> parse_return_kind(std::string_view s) {
   return Error::make(Errc::kUsage, "unknown return kind '{}' (none, eax, edx:eax, st0)", s);
 }
 
+std::vector<Reg> argument_registers(const CallingConvention& cc) {
+  switch (cc.kind) {
+    case Convention::kWatcom: return {Reg::kEax, Reg::kEdx, Reg::kEbx, Reg::kEcx};
+    case Convention::kCdecl:
+    case Convention::kStdcall: return {};
+    case Convention::kFastcall: return {Reg::kEcx, Reg::kEdx};
+    case Convention::kThiscall: return {Reg::kEcx};
+    case Convention::kCustom: return cc.registers;
+  }
+  return {};
+}
+
+const char* arg_type_name(ArgType t) noexcept {
+  switch (t) {
+    case ArgType::kU32: return "u32";
+    case ArgType::kI32: return "i32";
+    case ArgType::kPtr: return "ptr";
+    case ArgType::kF64: return "f64";
+    case ArgType::kF32: return "f32";
+  }
+  return "?";
+}
+
+Result<ArgType> parse_arg_type(std::string_view s) {
+  for (ArgType t : {ArgType::kU32, ArgType::kI32, ArgType::kPtr, ArgType::kF64, ArgType::kF32})
+    if (s == arg_type_name(t)) return t;
+  return Error::make(Errc::kUsage, "unknown argument kind '{}' (u32, i32, ptr, f32, f64)", s);
+}
+
 const char* reg_name(Reg r) noexcept {
   switch (r) {
     case Reg::kEax: return "eax";

@@ -19,6 +19,7 @@
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/harness/corpus_profile.hpp"
+#include "lockstep/harness/exclusions.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
 #include "lockstep/harness/replay.hpp"
@@ -34,9 +35,15 @@ struct Gate {
   cases::Corpus corpus;
   KnownDifferences known;
   std::optional<harness::Labeler> labeler;
+  std::optional<harness::Profile> profile;  ///< names bytes and arguments; gives bindings their signatures
   cases::BindingSet bindings;
+  harness::ExcludedFunctions excluded;  ///< function -> why it is left unchecked on purpose
 
-  harness::Namer namer() const { return harness::corpus_namer(corpus, labeler ? &*labeler : nullptr, 200); }
+  harness::Namer namer() const {
+    harness::Namer n = harness::corpus_namer(corpus, labeler ? &*labeler : nullptr, 200);
+    if (profile) harness::name_arguments(n, *profile);
+    return n;
+  }
 };
 
 const char* diff_kind_name(cases::ByteDiff::Kind k) {
@@ -98,6 +105,28 @@ const cases::CaseFile* find_file(const cases::Corpus& corpus, std::uint32_t fn) 
   return nullptr;
 }
 
+/// "N of M cases checked" over the tests this process ran, printed when they are done: the gate's
+/// summary, as replay's table ends with it.
+struct CheckedCount : ::testing::Environment {
+  static inline std::uint64_t checked = 0, total = 0, excluded = 0;
+  void TearDown() override {
+    std::printf("lockstep gate: %llu of %llu cases checked%s\n", static_cast<unsigned long long>(checked),
+                static_cast<unsigned long long>(total),
+                excluded ? fmt::format(" ({} function(s) excluded, each with its reason)", excluded).c_str() : "");
+  }
+};
+
+/// What a failing unbound function's message adds when a binding has its name at another address (the
+/// profile's or the binding's address typed wrong): the likeliest cause.
+std::string binding_elsewhere(const cases::BindingSet& bindings, const std::string& name, std::uint32_t fn) {
+  for (const auto& b : bindings)
+    if (b.name == name && b.address != fn)
+      return fmt::format("; a binding named {} runs for 0x{:08x} instead, which the corpus does not hold at that name: "
+                         "one of the two addresses is wrong",
+                         name, b.address);
+  return "";
+}
+
 bool all_empty(const cases::CaseFile& file) {
   for (const auto& c : file.cases)
     if (c.poked() || !c.inputs.empty() || !c.writes.empty() || c.returns != cases::ReturnKind::kNone) return false;
@@ -114,9 +143,21 @@ class FunctionGate : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.error().message;
     ASSERT_EQ(r->functions.size(), 1u);
     const auto& f = r->functions[0];
-    if (!f.bound) GTEST_SKIP() << f.name << ": no binding yet (" << f.cases << " cases)";
-    // No cases is no evidence: skipped, not passed (the original's run never called it).
-    if (f.cases == 0) GTEST_SKIP() << f.name << ": the corpus holds no case of it";
+    CheckedCount::total += f.cases;
+    // Nothing checked is no pass: an unbound function, or one without cases, fails unless the
+    // exclusions file says why it is left out (then it is skipped, with that reason).
+    if (auto ex = gate_->excluded.find(fn_); ex != gate_->excluded.end() && (!f.bound || f.cases == 0)) {
+      ++CheckedCount::excluded;
+      GTEST_SKIP() << f.name << ": excluded (" << ex->second << "); " << f.cases << " cases, none checked";
+    }
+    if (!f.bound)
+      FAIL() << f.name << ": no binding: its " << f.cases << " cases were never run on the port"
+             << binding_elsewhere(gate_->bindings, f.name, fn_)
+             << ". Bind it, or list it in the gate's exclusions file with the reason it is left unchecked";
+    if (f.cases == 0)
+      FAIL() << f.name << ": the corpus holds no case of it: nothing for its binding to run on. Capture cases "
+             << "of it, or list it in the gate's exclusions file with the reason";
+    CheckedCount::checked += f.cases;
     // Captured cases that read nothing and wrote nothing (and return nothing) are of a stub, not the
     // function: a capture that replaced it with a `ret` records the ret. Matching those would prove
     // nothing. Poked cases are exempt: a search or an analyst chose that state on purpose, e.g. the
@@ -169,6 +210,15 @@ class FunctionGate : public ::testing::Test {
   std::uint32_t fn_;
 };
 
+class NothingChecked : public ::testing::Test {
+ public:
+  explicit NothingChecked(std::string why) : why_(std::move(why)) {}
+  void TestBody() override { FAIL() << why_; }
+
+ private:
+  std::string why_;
+};
+
 /// One line of a known-differences file into `known`; an error message, or "" when it is fine.
 std::string parse_known_line(std::string line, KnownDifferences& known) {
   if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
@@ -219,14 +269,16 @@ Result<KnownDifferences> read_known_differences(const std::string& path) {
 }
 
 /// Takes `name VALUE` out of argv (GoogleTest must not see it); `value` keeps its default when absent.
-void take_flag(int& argc, char** argv, const char* name, std::string& value) {
+/// True when the flag was given.
+bool take_flag(int& argc, char** argv, const char* name, std::string& value) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], name) != 0) continue;
     value = argv[i + 1];
     for (int j = i; j + 2 <= argc; ++j) argv[j] = argv[j + 2];
     argc -= 2;
-    return;
+    return true;
   }
+  return false;
 }
 
 }  // namespace
@@ -238,15 +290,23 @@ Status register_gate(const GateOptions& options, cases::BindingSet bindings) {
   if (!options.known_differences.empty()) {
     LOCKSTEP_TRY(gate->known, read_known_differences(options.known_differences));
   }
+  if (!options.exclusions.empty()) {
+    LOCKSTEP_TRY(std::vector<harness::Exclusion> listed, harness::read_exclusions(options.exclusions));
+    LOCKSTEP_TRY(gate->excluded, harness::resolve_exclusions(listed, gate->corpus));
+  }
   if (!options.profile.empty()) {
     LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(options.profile));
-    gate->labeler.emplace(profile);
+    gate->profile = std::move(profile);
   } else {
     // No profile given: the one the corpus was captured with, when it can still be read.
     LOCKSTEP_TRY(harness::RecordedProfile recorded,
                  harness::recorded_profile(gate->corpus.manifest, options.corpus, harness::ProfileNeed::kNames));
     for (const std::string& w : recorded.warnings) std::fprintf(stderr, "lockstep gate: warning: %s\n", w.c_str());
-    if (recorded.profile) gate->labeler.emplace(*recorded.profile);
+    gate->profile = std::move(recorded.profile);
+  }
+  if (gate->profile) {
+    gate->labeler.emplace(*gate->profile);
+    gate->bindings = harness::with_signatures(std::move(gate->bindings), *gate->profile);
   }
   for (const auto& [key, why] : gate->known) {
     bool present = false;
@@ -256,9 +316,10 @@ Status register_gate(const GateOptions& options, cases::BindingSet bindings) {
       return Error::make(Errc::kMalformed, "{} lists case 0x{:08x}:{}, which the corpus {} does not hold: delete its lines",
                          options.known_differences, key.first, key.second, options.corpus);
   }
-  std::size_t n = 0;
+  std::size_t n = 0, checkable = 0;
   for (const auto& f : gate->corpus.files) {
     if (!options.shard.holds(n++)) continue;
+    if (!f.cases.empty() && cases::find_binding(gate->bindings, f.function) != nullptr) ++checkable;
     std::string name = fmt::format("fn_{:08x}_{}", f.function, f.name);
     for (auto& ch : name)
       if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
@@ -266,15 +327,32 @@ Status register_gate(const GateOptions& options, cases::BindingSet bindings) {
     ::testing::RegisterTest(options.suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                             [gate, fn]() -> ::testing::Test* { return new FunctionGate(gate, fn); });
   }
+  // A gate (or a shard of it) in which no function can be checked proves nothing, whatever the
+  // exclusions say: one test that fails, saying so.
+  if (checkable == 0) {
+    const std::string why = fmt::format("no function of {}{} has both a binding and cases: the gate would check "
+                                        "nothing",
+                                        options.corpus,
+                                        options.shard.whole() ? "" : fmt::format(" (shard {}/{})", options.shard.index,
+                                                                                 options.shard.count));
+    ::testing::RegisterTest(options.suite.c_str(), "nothing_checked", nullptr, nullptr, __FILE__, __LINE__,
+                            [why]() -> ::testing::Test* { return new NothingChecked(why); });
+  }
+  ::testing::AddGlobalTestEnvironment(new CheckedCount);
   return {};
 }
 
 int gate_main(int argc, char** argv, GateOptions defaults, cases::BindingSet bindings) {
   const char* program = argc > 0 ? argv[0] : "gate";
   std::string shard = fmt::format("{}/{}", defaults.shard.index, defaults.shard.count);
-  take_flag(argc, argv, "--corpus", defaults.corpus);
+  const bool other_corpus = take_flag(argc, argv, "--corpus", defaults.corpus);
   take_flag(argc, argv, "--profile", defaults.profile);
-  take_flag(argc, argv, "--known", defaults.known_differences);
+  const bool known_given = take_flag(argc, argv, "--known", defaults.known_differences);
+  const bool exclusions_given = take_flag(argc, argv, "--exclusions", defaults.exclusions);
+  // The built-in known differences and exclusions describe the built-in corpus, case by case and
+  // function by function: another corpus takes only the ones given beside it.
+  if (other_corpus && !known_given) defaults.known_differences.clear();
+  if (other_corpus && !exclusions_given) defaults.exclusions.clear();
   take_flag(argc, argv, "--shard", shard);
   ::testing::InitGoogleTest(&argc, argv);
   auto parsed = parse_shard(shard);

@@ -2,11 +2,13 @@
 #include "lockstep/harness/labels.hpp"
 
 #include "lockstep/base/numbers.hpp"
+#include "lockstep/harness/values.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -151,16 +153,32 @@ std::string Labeler::name(GuestAddr a) const {
 namespace lockstep::harness {
 
 Result<GuestAddr> Labeler::resolve(std::string_view text) const {
+  LOCKSTEP_TRY(const Target t, resolve_target(text));
+  return t.address;
+}
+
+Result<Labeler::Target> Labeler::resolve_target(std::string_view text) const {
   std::string_view base = text;
   std::uint32_t offset = 0;
   if (auto plus = text.find('+'); plus != std::string_view::npos) {
     base = text.substr(0, plus);
     auto off = parse_address(text.substr(plus + 1));
-    if (!off.ok()) return Error::make(Errc::kUsage, "'{}': the offset after '+' is not a number", text);
+    if (!off.ok())
+      return Error::make(Errc::kUsage, "'{}': the offset after '+' is not a number (a field is named after a '.': {}.{})",
+                         text, base, text.substr(plus + 1));
     offset = *off;
   }
   // Every sum is checked: an address past 4 GiB would wrap to a low one and name other bytes.
-  if (auto n = parse_address(base); n.ok()) return add_guest_offset(*n, offset, text);
+  auto at = [&](std::uint64_t a, std::uint32_t size) -> Result<Target> {
+    LOCKSTEP_TRY(const GuestAddr addr, add_guest_offset(a, offset, text));
+    return Target{addr, offset == 0 ? size : 0};
+  };
+  if (auto n = parse_address(base); n.ok()) return at(*n, 0);
+  std::string_view path;  // the field's name after the instance: "fuel", "point[1].sliding"
+  if (auto dot = base.find('.'); dot != std::string_view::npos) {
+    path = base.substr(dot + 1);
+    base = base.substr(0, dot);
+  }
   std::string_view name = base;
   std::uint32_t index = 0;
   if (auto br = base.find('['); br != std::string_view::npos) {
@@ -174,11 +192,41 @@ Result<GuestAddr> Labeler::resolve(std::string_view text) const {
     if (in.name != name) continue;
     if (index >= in.count)
       return Error::make(Errc::kUsage, "'{}': {} has {} instance(s), index {} is past them", text, in.name, in.count, index);
-    return add_guest_offset(std::uint64_t{in.base} + std::uint64_t{index} * in.stride, offset, text);
+    const std::uint64_t record = std::uint64_t{in.base} + std::uint64_t{index} * in.stride;
+    if (path.empty()) return at(record, 0);
+    LOCKSTEP_TRY(const auto field, field_by_name(in, path, text));
+    return at(record + field.first, field.second);
   }
   for (const LabelSpec& l : labels_)
-    if (l.name == name && base.find('[') == std::string_view::npos) return add_guest_offset(l.address, offset, text);
+    if (l.name == name && base.find('[') == std::string_view::npos && path.empty()) return at(l.address, 0);
   return Error::make(Errc::kUsage, "'{}' is neither a number nor an instance or label of the profile", text);
+}
+
+Result<std::pair<std::uint32_t, std::uint32_t>> Labeler::field_by_name(const Inst& in, std::string_view path,
+                                                                        std::string_view text) {
+  // The field itself, or a nested record or a whole array by its name: the range its parts cover.
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  for (const Flat& f : in.fields) {
+    const std::string_view n = f.name;
+    const bool whole = n == path && !f.gap;
+    const bool part = n.size() > path.size() && n.substr(0, path.size()) == path &&
+                      (n[path.size()] == '.' || n[path.size()] == '[');
+    const bool record = f.gap && n == path;  // a nested record's bytes no field of it names
+    if (!whole && !part && !record) continue;
+    if (whole) return std::pair{f.offset, f.size};
+    lo = std::min<std::uint64_t>(lo, f.offset);
+    hi = std::max<std::uint64_t>(hi, std::uint64_t{f.offset} + f.size);
+  }
+  if (lo < hi) return std::pair{static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi - lo)};
+  std::string names;
+  std::size_t shown = 0;
+  for (const Flat& f : in.fields) {
+    if (f.gap) continue;
+    if (shown++ == 12) { names += ", ..."; break; }
+    names += (names.empty() ? "" : ", ") + f.name;
+  }
+  return Error::make(Errc::kUsage, "'{}': {} has no field '{}' ({})", text, in.name, path,
+                     names.empty() ? "its struct names no fields" : "fields: " + names);
 }
 
 std::string format_runs(const std::vector<ByteRun>& runs, const Labeler& labels, std::string_view indent) {
@@ -246,10 +294,19 @@ Result<std::vector<std::uint8_t>> parse_hex(std::string_view hex) {
 
 Result<Poke> parse_poke(std::string_view text, const Labeler& labels) {
   const auto eq = text.find('=');
-  if (eq == std::string_view::npos) return Error::make(Errc::kUsage, "poke '{}' is not ADDR=HEX", text);
+  if (eq == std::string_view::npos)
+    return Error::make(Errc::kUsage, "poke '{}' is not ADDR=VALUE (hex bytes, or typed: u32:7, f32:0.5, fx:-200.0)", text);
   Poke p;
-  LOCKSTEP_TRY(p.address, labels.resolve(text.substr(0, eq)));
-  LOCKSTEP_TRY(p.bytes, parse_hex(text.substr(eq + 1)));
+  auto resolved = labels.resolve_target(text.substr(0, eq));
+  if (!resolved.ok()) return std::move(resolved).error().wrap("poke '{}'", text);
+  const Labeler::Target target = *resolved;
+  p.address = target.address;
+  auto value = parse_value(text.substr(eq + 1));
+  if (!value.ok()) return std::move(value).error().wrap("poke '{}'", text);
+  p.bytes = std::move(value->bytes);
+  if (target.field_size != 0 && p.bytes.size() > target.field_size)
+    return Error::make(Errc::kUsage, "poke '{}': {} is {} byte(s), the value {} (it would write past the field)", text,
+                       text.substr(0, eq), target.field_size, p.bytes.size());
   if (std::uint64_t{p.address} + p.bytes.size() > 0x100000000ULL)
     return Error::make(Errc::kUsage, "poke '{}': {} bytes at 0x{:08x} pass the end of the 32-bit address space", text,
                        p.bytes.size(), p.address);
@@ -265,19 +322,28 @@ Result<Arg> parse_call_arg(std::string_view text, ArgType type, const Labeler& l
     LOCKSTEP_TRY(auto bytes, parse_hex(text.substr(4)));
     return Arg::bytes(std::move(bytes));
   }
-  const bool as_f64 = text.rfind("f64:", 0) == 0;
-  if (as_f64 || type == ArgType::kF64) {
-    const std::string s(as_f64 ? text.substr(4) : text);
-    char* end = nullptr;
-    const double d = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s.front())))
-      return Error::make(Errc::kUsage, "argument '{}' is not a number", text);
-    // 1e400 would become infinity, "nan" a NaN no recorded call holds: refused (hex: gives any bytes).
-    if (!std::isfinite(d))
-      return Error::make(Errc::kUsage, "argument '{}' is not a finite double (past +-1.8e308, or inf/nan); give "
-                                       "its bytes with hex: if that is meant",
-                         text);
-    return Arg::f(d);
+  LOCKSTEP_TRY(std::optional<TypedValue> typed, parse_typed_value(text));
+  // A plain number for a float argument is read as its kind.
+  if (!typed && (type == ArgType::kF64 || type == ArgType::kF32) && !text.empty() &&
+      (std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '-' || text.front() == '.')) {
+    LOCKSTEP_TRY(TypedValue v, parse_value(fmt::format("{}:{}", type == ArgType::kF64 ? "f64" : "f32", text)));
+    typed = std::move(v);
+  }
+  if (typed) {
+    if (typed->type == ValueType::kF64) {
+      double d;
+      std::memcpy(&d, typed->bytes.data(), 8);
+      // An argument is a value some call could pass: an infinity or a NaN is no such value. A poke may
+      // still lay one in memory, and hex: gives an argument any bytes.
+      if (!std::isfinite(d))
+        return Error::make(Errc::kUsage, "argument '{}' is not a finite double; give its bytes with hex: if that is "
+                                         "meant",
+                           text);
+      return Arg::f(d);
+    }
+    if (type == ArgType::kF64)
+      return Error::make(Errc::kUsage, "argument '{}': the function takes an f64 here (8 bytes): write f64:...", text);
+    return Arg::u32(typed->word());
   }
   // A negative integer argument ("-3", "-0x10000") is passed as its 32-bit two's complement. Only an
   // argument takes a sign: an address (resolve) never does, so "-1" cannot name the top of memory.

@@ -34,6 +34,10 @@ class TableReader {
   Error error(std::string_view key, std::string msg) const {
     return Error::make(Errc::kMalformed, "{}:{}: {}: {}", source_, line_of(key), where_, msg);
   }
+  /// A required key left out, with what to write instead.
+  Error missing(std::string_view key, std::string what_to_write) const {
+    return Error::make(Errc::kMalformed, "{}:{}: {}: missing key '{}': {}", source_, line(), where_, key, what_to_write);
+  }
   bool has(std::string_view key) {
     seen_.insert(std::string(key));
     return t_.contains(key);
@@ -136,16 +140,6 @@ Status parse_field(const toml::table& t, const std::string& source, const std::s
 }
 
 }  // namespace
-
-const char* arg_type_name(ArgType t) noexcept {
-  switch (t) {
-    case ArgType::kU32: return "u32";
-    case ArgType::kI32: return "i32";
-    case ArgType::kPtr: return "ptr";
-    case ArgType::kF64: return "f64";
-  }
-  return "?";
-}
 
 Result<std::uint32_t> parse_u32(std::string_view s) {
   std::string_view t = s;
@@ -273,7 +267,12 @@ class ProfileReader {
     LOCKSTEP_TRY(f.address, r.u32("address", true));
     LOCKSTEP_TRY(f.name, r.str("name", true));
     LOCKSTEP_TRY(f.original, r.str("original", false));
-    LOCKSTEP_TRY(std::string conv, r.str("convention", false, "watcom"));
+    // No silent defaults: a convention taken for granted puts the arguments in the wrong places (every
+    // call faults somewhere else), a return kind taken for granted leaves the result uncompared.
+    if (!r.has("convention"))
+      return r.missing("convention", fmt::format("write the convention {} was compiled with: convention = \"cdecl\" "
+                                                 "(or watcom, stdcall, fastcall, thiscall, custom)", f.name));
+    LOCKSTEP_TRY(std::string conv, r.str("convention", true));
     auto c = parse_convention(conv);
     if (!c.ok()) return r.error("convention", c.error().message);
     f.convention.kind = *c;
@@ -292,7 +291,10 @@ class ProfileReader {
       LOCKSTEP_TRY(ArgSpec s, read_arg(r, a));
       f.args.push_back(std::move(s));
     }
-    LOCKSTEP_TRY(std::string ret, r.str("returns", false, "none"));
+    if (!r.has("returns"))
+      return r.missing("returns", fmt::format("write what {} returns: returns = \"eax\" (or edx:eax, st0), or "
+                                              "returns = \"none\" when its result is not compared", f.name));
+    LOCKSTEP_TRY(std::string ret, r.str("returns", true));
     auto rk = parse_return_kind(ret);
     if (!rk.ok()) return r.error("returns", rk.error().message);
     f.returns = *rk;
@@ -315,13 +317,11 @@ class ProfileReader {
     ArgSpec s;
     s.name = a.substr(0, colon);
     if (colon == std::string::npos || colon == 0)
-      return r.error("args", fmt::format("argument '{}' must be \"name:kind\" (kind u32, i32, ptr or f64)", a));
+      return r.error("args", fmt::format("argument '{}' must be \"name:kind\" (kind u32, i32, ptr, f32 or f64)", a));
     const std::string kind = a.substr(colon + 1);
-    if (kind == "u32") s.type = ArgType::kU32;
-    else if (kind == "i32") s.type = ArgType::kI32;
-    else if (kind == "ptr") s.type = ArgType::kPtr;
-    else if (kind == "f64") s.type = ArgType::kF64;
-    else return r.error("args", fmt::format("argument '{}': kind '{}' is not u32, i32, ptr or f64", a, kind));
+    auto t = parse_arg_type(kind);
+    if (!t.ok()) return r.error("args", fmt::format("argument '{}': kind '{}' is not u32, i32, ptr, f32 or f64", a, kind));
+    s.type = *t;
     return s;
   }
 

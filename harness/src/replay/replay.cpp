@@ -40,6 +40,35 @@ std::uint32_t ReplayResult::unbound_functions() const {
                                                   [](const FunctionOutcome& f) { return !f.bound; }));
 }
 
+std::map<std::uint32_t, cases::Signature> signatures(const Profile& profile) {
+  std::map<std::uint32_t, cases::Signature> out;
+  for (const FunctionSpec& f : profile.functions) out[f.address] = cases::Signature{f.convention, f.args};
+  return out;
+}
+
+cases::BindingSet with_signatures(cases::BindingSet bindings, const Profile& profile) {
+  const auto all = signatures(profile);
+  for (cases::Binding& b : bindings)
+    if (auto it = all.find(b.address); it != all.end()) b.signature = std::make_shared<const cases::Signature>(it->second);
+  return bindings;
+}
+
+std::string FunctionOutcome::unchecked_reason() const {
+  if (!excluded.empty()) return "";
+  if (cases == 0) return "no cases";
+  if (!bound) return "no binding";
+  return "";
+}
+std::uint32_t ReplayResult::checked_cases() const {
+  std::uint32_t n = 0;
+  for (const auto& f : functions) n += f.checked();
+  return n;
+}
+std::uint32_t ReplayResult::unchecked_functions() const {
+  return static_cast<std::uint32_t>(std::count_if(functions.begin(), functions.end(),
+                                                  [](const FunctionOutcome& f) { return !f.unchecked_reason().empty(); }));
+}
+
 Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt) {
   ReplayResult out;
   out.shard = opt.shard;
@@ -76,6 +105,7 @@ Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet
     fo.name = file.name;
     const cases::Binding* b = cases::find_binding(bindings, file.function);
     fo.bound = b != nullptr;
+    if (auto ex = opt.excluded.find(file.function); ex != opt.excluded.end()) fo.excluded = ex->second;
     for (const auto& c : file.cases) {
       if (opt.only_case && opt.only_case->second != c.id) continue;
       found_case = true;
@@ -96,7 +126,7 @@ Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet
   std::vector<std::uint8_t> outcome(jobs.size());
   std::vector<std::vector<std::pair<std::size_t, cases::Comparison>>> failed(std::max(opt.jobs, 1u));
   parallel_for(opt.jobs, jobs.size(), [&](unsigned worker, std::size_t i) {
-    const auto fx = jobs[i].binding->run(*jobs[i].c);
+    const auto fx = cases::run_binding(*jobs[i].binding, *jobs[i].c);
     cases::Comparison cmp = cases::compare(*jobs[i].c, fx, {.outside_reads_fail = opt.outside_reads_fail});
     outcome[i] = static_cast<std::uint8_t>((cmp.matched() ? kMatched : 0) | (cmp.outside_reads.empty() ? 0 : kOutsideReads));
     if (!cmp.matched()) failed[worker].emplace_back(i, std::move(cmp));
@@ -191,16 +221,56 @@ Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size
   return n;
 }
 
+void name_arguments(Namer& namer, const Profile& profile) {
+  auto all = std::make_shared<const std::map<std::uint32_t, cases::Signature>>(signatures(profile));
+  namer.signature = [all](std::uint32_t fn) -> const cases::Signature* {
+    auto it = all->find(fn);
+    return it == all->end() ? nullptr : &it->second;
+  };
+}
+
+namespace {
+
+/// The table's last column: why a function was not checked.
+std::string table_note(const FunctionOutcome& f) {
+  if (f.checked() > 0) return "";
+  if (!f.excluded.empty()) return "excluded: " + f.excluded;
+  if (f.cases == 0) return "UNCHECKED: no cases";
+  return "UNCHECKED: no binding";
+}
+
+}  // namespace
+
 std::string format_table(const ReplayResult& r) {
   std::string s = fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", "address", "function", "cases",
                               "matched", "mismatched", "outside", "");
   for (const auto& f : r.functions) {
     s += fmt::format("0x{:08x} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", f.function, detail::printable(f.name), f.cases,
                      f.bound ? fmt::to_string(f.matched) : "-", f.bound ? fmt::to_string(f.mismatched) : "-",
-                     f.bound ? fmt::to_string(f.outside_reads) : "-", f.bound ? "" : "no binding yet");
+                     f.bound ? fmt::to_string(f.outside_reads) : "-", table_note(f));
   }
   s += fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10}\n", "total", fmt::format("{} functions", r.functions.size()),
                    r.total_cases(), r.total_matched(), r.total_mismatched());
+  s += fmt::format("{} of {} cases checked", r.checked_cases(), r.total_cases());
+  const std::uint32_t excluded = static_cast<std::uint32_t>(std::count_if(
+      r.functions.begin(), r.functions.end(), [](const FunctionOutcome& f) { return !f.excluded.empty() && f.checked() == 0; }));
+  if (excluded) s += fmt::format(" ({} function{} excluded, each with its reason)", excluded, excluded == 1 ? "" : "s");
+  s += "\n";
+  if (const std::uint32_t n = r.unchecked_functions()) {
+    s += fmt::format("UNCHECKED: {} function{} with nothing checked and no reason given:\n", n, n == 1 ? "" : "s");
+    for (const auto& f : r.functions)
+      if (const std::string why = f.unchecked_reason(); !why.empty())
+        s += fmt::format("  0x{:08x} {}: {}{}\n", f.function, f.name, why,
+                         why == "no binding" ? fmt::format(" ({} cases the port never ran)", f.cases)
+                                             : std::string(" (nothing for a binding to run on)"));
+    s += "  bind them, or exclude each with its reason (--exclude FUNCTION=REASON, --exclusions FILE): "
+         "the verdict fails until then\n";
+  } else if (r.empty_shard()) {
+    s += fmt::format("shard {}/{} drew no function of this corpus: merge-reports gives the verdict of the whole\n",
+                     r.shard.index, r.shard.count);
+  } else if (r.checked_cases() == 0) {
+    s += "UNCHECKED: no case was checked at all: the verdict fails\n";
+  }
   return s;
 }
 
@@ -211,6 +281,22 @@ namespace {
 constexpr std::uint32_t kStackArgumentsSpan = 0x1000, kStackFrameSpan = 0x100000;
 
 std::string hex_or(std::optional<std::uint8_t> v) { return v ? fmt::format("{:02x}", *v) : std::string(".."); }
+
+/// The name of a byte in one of the case's stack arguments ("throttle (esp+8)", "dt+4 (esp+16)").
+std::optional<std::string> stack_argument_name(const cases::Case& c, const cases::Signature* sig, std::uint32_t a) {
+  if (!sig) return std::nullopt;
+  auto places = cases::place_arguments(sig->convention, sig->args);
+  if (!places.ok()) return std::nullopt;
+  for (std::size_t i = 0; i < places->size(); ++i) {
+    const cases::ArgPlace& p = (*places)[i];
+    if (p.reg) continue;
+    const std::uint32_t at = c.in.esp + p.esp_offset;
+    if (a - at < p.size)
+      return a == at ? fmt::format("{} ({})", sig->args[i].name, p.where())
+                     : fmt::format("{}+{} (esp+{})", sig->args[i].name, a - at, p.esp_offset + (a - at));
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -229,6 +315,11 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     if (c.poked_registers) s += " (registers: " + cases::poked_register_names(c.poked_registers) + ")";
     s += "\n";
     if (!c.note.empty()) s += "  note: " + c.note + "\n";
+  }
+  const cases::Signature* sig = namer.signature ? namer.signature(f.function) : nullptr;
+  if (sig && !sig->args.empty()) {
+    s += "  arguments:\n";
+    for (const std::string& line : cases::describe_arguments(c, *sig)) s += "    " + line + "\n";
   }
   if (!cmp.port_error.empty()) s += fmt::format("  the port raised: {}\n", cmp.port_error);
 
@@ -301,9 +392,11 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     }
     const ByteDiff& d = cmp.bytes[next];
     std::optional<FieldName> fld = namer.field ? namer.field(d.address) : std::nullopt;
-    Group g = fld && fld->size > 0 && fld->size <= 64 && d.address >= fld->base && d.address < fld->base + fld->size
-                  ? Group{fld->base, fld->size, fld->name}
-                  : Group{d.address, 1, fmt::format("0x{:08x}", d.address)};
+    Group g{d.address, 1, fmt::format("0x{:08x}", d.address)};
+    if (auto arg = stack_argument_name(c, sig, d.address))
+      g.name = fmt::format("0x{:08x} {}", d.address, *arg);
+    else if (fld && fld->size > 0 && fld->size <= 64 && d.address >= fld->base && d.address < fld->base + fld->size)
+      g = Group{fld->base, fld->size, fld->name};
     while (next < cmp.bytes.size() && cmp.bytes[next].address < std::uint64_t{g.base} + g.size) ++next;
     std::string orig, port, mark;
     bool extra_only = true;
@@ -337,7 +430,9 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     for (auto a : cmp.outside_reads) {
       if (shown++ == 16) { s += " ..."; break; }
       std::optional<FieldName> fld = namer.field ? namer.field(a) : std::nullopt;
-      s += fld ? fmt::format(" 0x{:08x} ({})", a, fld->name) : fmt::format(" 0x{:08x}", a);
+      if (auto arg = stack_argument_name(c, sig, a)) s += fmt::format(" 0x{:08x} {}", a, *arg);
+      else if (fld && fld->name != fmt::format("0x{:08x}", a)) s += fmt::format(" 0x{:08x} ({})", a, fld->name);
+      else s += fmt::format(" 0x{:08x}", a);  // a byte no label names: its address once
     }
     s += "\n";
   }
@@ -357,6 +452,8 @@ std::string to_json(const ReplayResult& r) {
   j["cases"] = r.total_cases();
   j["matched"] = r.total_matched();
   j["mismatched"] = r.total_mismatched();
+  j["checked"] = r.checked_cases();
+  j["unchecked_functions"] = r.unchecked_functions();
   if (!r.shard.whole()) j["shard"] = fmt::format("{}/{}", r.shard.index, r.shard.count);
   auto& fs = j["functions"] = nlohmann::ordered_json::array();
   for (const auto& f : r.functions) {
@@ -368,6 +465,7 @@ std::string to_json(const ReplayResult& r) {
     o["matched"] = f.matched;
     o["mismatched"] = f.mismatched;
     o["outside_reads"] = f.outside_reads;
+    if (!f.excluded.empty()) o["excluded"] = f.excluded;
     auto& fails = o["failing_cases"] = nlohmann::ordered_json::array();
     for (std::uint32_t id : f.failing_ids) fails.push_back(id);
     fs.push_back(std::move(o));
@@ -379,13 +477,18 @@ std::string to_junit(const ReplayResult& r) {
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += fmt::format("<testsuites name=\"lockstep replay\" tests=\"{}\" failures=\"{}\">\n", r.functions.size(),
                    std::count_if(r.functions.begin(), r.functions.end(),
-                                 [](const FunctionOutcome& f) { return f.mismatched > 0; }));
+                                 [](const FunctionOutcome& f) {
+                                   return f.mismatched > 0 || !f.unchecked_reason().empty();
+                                 }));
   s += "  <testsuite name=\"replay\">\n";
   for (const auto& f : r.functions) {
     s += fmt::format("    <testcase classname=\"replay\" name=\"{}\">",
                      detail::markup_escape(detail::printable(fmt::format("0x{:08x} {}", f.function, f.name))));
-    if (!f.bound) {
-      s += "<skipped message=\"no binding yet\"/>";
+    if (const std::string why = f.unchecked_reason(); !why.empty()) {
+      s += fmt::format("<failure message=\"unchecked: {} ({} cases), and no exclusion gives a reason\"/>",
+                       detail::markup_escape(why), f.cases);
+    } else if (f.checked() == 0) {
+      s += fmt::format("<skipped message=\"{}\"/>", detail::markup_escape(detail::printable("excluded: " + f.excluded)));
     } else if (f.mismatched) {
       s += fmt::format("<failure message=\"{} of {} cases mismatched\"/>", f.mismatched, f.cases);
     }
@@ -444,6 +547,11 @@ Result<FunctionOutcome> report_function(const nlohmann::json& f, const std::stri
   if (fo.failing_ids.size() != fo.mismatched)
     return Error::make(Errc::kMalformed, "{}: {} failing cases listed for {} mismatched", where,
                        fo.failing_ids.size(), fo.mismatched);
+  if (auto excluded = f.find("excluded"); excluded != f.end()) {
+    if (!excluded->is_string() || excluded->get<std::string>().empty())
+      return Error::make(Errc::kMalformed, "{}: \"excluded\" is not a reason (a non-empty string)", where);
+    fo.excluded = excluded->get<std::string>();
+  }
   return fo;
 }
 

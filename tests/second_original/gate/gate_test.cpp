@@ -3,6 +3,8 @@
 // shown: ports broken the ways a porter breaks them must fail it, on the functions they break.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
 #include <iostream>
@@ -47,8 +49,9 @@ const harness::Profile& profile() {
   return p;
 }
 
+// The bindings read their arguments by game.toml's names: the replay gives them the profile's signatures.
 harness::ReplayResult replay_with(const cases::BindingSet& bindings) {
-  auto r = harness::replay(corpus(), bindings, {});
+  auto r = harness::replay(corpus(), harness::with_signatures(bindings, profile()), {});
   EXPECT_TRUE(r.ok()) << r.error().message;
   return r.ok() ? std::move(*r) : harness::ReplayResult{};
 }
@@ -63,7 +66,8 @@ TEST(CrawlGate, EveryCaseOfEveryProfileFunctionMatches) {
   ASSERT_FALSE(corpus().files.empty());
   const harness::ReplayResult r = replay_with(crawl::bindings::all());
   harness::Labeler labels(profile());
-  const harness::Namer namer = harness::corpus_namer(corpus(), &labels, 200);
+  harness::Namer namer = harness::corpus_namer(corpus(), &labels, 200);
+  harness::name_arguments(namer, profile());
   for (const auto& fn : profile().functions) {
     const harness::FunctionOutcome* f = outcome(r, fn.name);
     ASSERT_NE(f, nullptr) << fn.name << ": no cases in the corpus (calls.toml must reach it)";
@@ -104,7 +108,7 @@ TEST(CrawlGate, ThePortsClockIsTheProfilesStub) {
 
 using crawl::Memory;
 using crawl::bindings::Returned;
-using crawl::bindings::stack_arg;
+using lockstep::cases::Arguments;
 namespace entity = crawl::entity;
 namespace world = crawl::world;
 
@@ -116,13 +120,10 @@ cases::BindingSet with_broken(const std::string& name, crawl::bindings::Body bod
   return set;
 }
 
-float stack_float(Memory& m, const cases::Case& c, unsigned n) { return std::bit_cast<float>(stack_arg(m, c, n)); }
-
 TEST(CrawlGatePower, FixedMulRoundingToNearestFails) {
   // The shift rounds toward minus infinity; a porter who rounds to nearest breaks -1 x 1 and more.
-  const auto r = replay_with(with_broken("fixed::mul", [](Memory& m, const cases::Case& c) {
-    const std::int64_t p = std::int64_t{static_cast<std::int32_t>(stack_arg(m, c, 0))} *
-                           static_cast<std::int32_t>(stack_arg(m, c, 1));
+  const auto r = replay_with(with_broken("fixed::mul", [](Memory&, const Arguments& args) {
+    const std::int64_t p = std::int64_t{args.i32("a")} * args.i32("b");
     return Returned{static_cast<std::uint32_t>((p + 0x8000) >> 16), std::nullopt};
   }));
   ASSERT_NE(outcome(r, "fixed::mul"), nullptr);
@@ -132,9 +133,9 @@ TEST(CrawlGatePower, FixedMulRoundingToNearestFails) {
 TEST(CrawlGatePower, TileAtComparingSignedFails) {
   // tile_at compares its indices unsigned: a negative one is outside. Compared signed, it reads a
   // byte before the row, one the original never read.
-  const auto r = replay_with(with_broken("map::tile_at", [](Memory& m, const cases::Case& c) {
-    const auto tx = static_cast<std::int32_t>(c.in.edx), ty = static_cast<std::int32_t>(stack_arg(m, c, 0));
-    const crawl::GuestAddr map = c.in.ecx;
+  const auto r = replay_with(with_broken("map::tile_at", [](Memory& m, const Arguments& args) {
+    const std::int32_t tx = args.i32("tx"), ty = args.i32("ty");
+    const crawl::GuestAddr map = args.ptr("map");
     if (tx >= m.i32(map + crawl::map::kWidth) || ty >= m.i32(map + crawl::map::kHeight))
       return Returned{crawl::kWall, std::nullopt};
     return Returned{m.u8(map + crawl::map::kTiles + static_cast<std::uint32_t>(ty * 16 + tx)), std::nullopt};
@@ -147,8 +148,8 @@ TEST(CrawlGatePower, TileAtComparingSignedFails) {
 TEST(CrawlGatePower, AngleWrapWithFloatConstantsFails) {
   // The original compares with and subtracts the 80-bit PI_F GCC keeps for `3.14159265f`; a port in
   // floats (what a C++ compiler on SSE makes of the same source) wraps pi's float the other way.
-  const auto r = replay_with(with_broken("angle::wrap", [](Memory& m, const cases::Case& c) {
-    float a = stack_float(m, c, 0);
+  const auto r = replay_with(with_broken("angle::wrap", [](Memory&, const Arguments& args) {
+    float a = args.f32("angle");
     const float pi = 3.14159265f;
     for (int turns = 0; a > pi && turns < 4; ++turns) a -= 2.0f * pi;
     for (int turns = 0; a <= -pi && turns < 4; ++turns) a += 2.0f * pi;
@@ -161,9 +162,9 @@ TEST(CrawlGatePower, AngleWrapWithFloatConstantsFails) {
 TEST(CrawlGatePower, MoveTestingTheUnroundedPositionFails) {
   // The new position is stored as a float before anything uses it; a port that keeps it in double
   // for the wall test and the odometer writes other odometer bytes.
-  const auto r = replay_with(with_broken("motion::move", [](Memory& m, const cases::Case& c) {
-    const crawl::GuestAddr w = c.in.ecx, e = c.in.edx;
-    const double dt = stack_float(m, c, 0);
+  const auto r = replay_with(with_broken("motion::move", [](Memory& m, const Arguments& args) {
+    const crawl::GuestAddr w = args.ptr("world"), e = args.ptr("entity");
+    const double dt = args.f32("dt");
     const double x = m.f32(e + entity::kPosX), y = m.f32(e + entity::kPosY);
     const double nx = x + double{m.f32(e + entity::kVelX)} * dt, ny = y + double{m.f32(e + entity::kVelY)} * dt;
     const auto flags = m.u8(e + entity::kFlags);
@@ -184,9 +185,9 @@ TEST(CrawlGatePower, MoveTestingTheUnroundedPositionFails) {
 TEST(CrawlGatePower, WorldUpdateWithoutTheEightEntityLimitFails) {
   // world_update looks at no more than 8 entities whatever entity_count says (the corpus has a world
   // claiming 20); a port without the limit reads past the world, bytes the original never read.
-  const auto r = replay_with(with_broken("world::update", [](Memory& m, const cases::Case& c) {
-    const crawl::GuestAddr w = stack_arg(m, c, 0);
-    const float dt = stack_float(m, c, 1);
+  const auto r = replay_with(with_broken("world::update", [](Memory& m, const Arguments& args) {
+    const crawl::GuestAddr w = args.ptr("world");
+    const float dt = args.read_by_original("dt") ? args.f32("dt") : 0.0f;
     const std::int32_t n = m.i32(w + world::kEntityCount);
     m.put_u32(w + world::kTick, crawl::bindings::kStubTickCount);
     std::uint32_t alive = 0;
@@ -205,6 +206,67 @@ TEST(CrawlGatePower, WorldUpdateWithoutTheEightEntityLimitFails) {
   ASSERT_NE(outcome(r, "world::update"), nullptr);
   EXPECT_GT(outcome(r, "world::update")->mismatched, 0u);
   EXPECT_GT(outcome(r, "world::update")->outside_reads, 0u);
+}
+
+// --- Arguments by name (lockstep/cases/arguments.hpp): read lazily, named in reports.
+
+TEST(CrawlArguments, AnArgumentReadOnlyWhereThePortUsesItIsNoPortRead) {
+  // world::update of a world with no live entity never loads dt. The shipped binding reads it only
+  // where the original did; one that reads every argument up front reads 4 bytes the case cannot
+  // vouch for, and the report names them as the argument, and lists the case's arguments.
+  const auto r = replay_with(with_broken("world::update", [](Memory& m, const Arguments& args) {
+    static const struct : crawl::Platform {
+      std::uint32_t tick_count() const override { return crawl::bindings::kStubTickCount; }
+    } clock;
+    const float dt = args.f32("dt");
+    return Returned{static_cast<std::uint32_t>(crawl::world_update(m, args.ptr("world"), dt, clock)), std::nullopt};
+  }));
+  const harness::FunctionOutcome* f = outcome(r, "world::update");
+  ASSERT_NE(f, nullptr);
+  ASSERT_GT(f->outside_reads, 0u);
+  ASSERT_FALSE(f->failures.empty());
+  harness::Labeler labels(profile());
+  harness::Namer namer = harness::corpus_namer(corpus(), &labels, 200);
+  harness::name_arguments(namer, profile());
+  const std::string report = harness::format_mismatch(*f, f->failures.front(), namer);
+  EXPECT_NE(report.find("the port read 4 byte(s) the original never read:"), std::string::npos) << report;
+  // cdecl world_update(world, dt): dt is the second stack argument, at the entry esp + 8.
+  const std::uint32_t esp = f->failures.front().c->in.esp;
+  EXPECT_NE(report.find(fmt::format("0x{:08x} dt (esp+8)", esp + 8)), std::string::npos) << report;
+  EXPECT_NE(report.find("  arguments:\n    world (esp+4) = 0x"), std::string::npos) << report;
+  EXPECT_NE(report.find("    dt (esp+8) = (not read)\n"), std::string::npos) << report;
+}
+
+TEST(CrawlArguments, ANameTheProfileDoesNotGiveIsThePortsErrorListingTheNames) {
+  const auto r = replay_with(with_broken("fixed::mul", [](Memory&, const Arguments& args) {
+    return Returned{static_cast<std::uint32_t>(args.i32("factor")), std::nullopt};
+  }));
+  const harness::FunctionOutcome* f = outcome(r, "fixed::mul");
+  ASSERT_NE(f, nullptr);
+  ASSERT_FALSE(f->failures.empty());
+  EXPECT_EQ(f->mismatched, f->cases);
+  EXPECT_EQ(f->failures.front().comparison.port_error,
+            "fixed::mul: no argument 'factor' in the profile's args (a:i32, b:i32)");
+}
+
+TEST(CrawlArguments, AReadOfTheWrongKindIsThePortsError) {
+  const auto r = replay_with(with_broken("entity::damage", [](Memory&, const Arguments& args) {
+    return Returned{static_cast<std::uint32_t>(args.f64("amount")), std::nullopt};
+  }));
+  const harness::FunctionOutcome* f = outcome(r, "entity::damage");
+  ASSERT_NE(f, nullptr);
+  ASSERT_FALSE(f->failures.empty());
+  EXPECT_EQ(f->failures.front().comparison.port_error,
+            "entity::damage: argument 'amount' is i32 in the profile; f64() does not read it");
+}
+
+TEST(CrawlArguments, WithoutTheProfileABindingByNameSaysWhatItNeeds) {
+  auto r = harness::replay(corpus(), crawl::bindings::all(), {});
+  ASSERT_TRUE(r.ok());
+  const harness::FunctionOutcome* f = outcome(*r, "fixed::mul");
+  ASSERT_NE(f, nullptr);
+  ASSERT_FALSE(f->failures.empty());
+  EXPECT_NE(f->failures.front().comparison.port_error.find("no profile gave the function's args"), std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Cases from explicit calls: when there is no step log (a porter holding only the original's EXE or
 // DLL), a small TOML file lists the calls to make — function, arguments, pokes — and each call, with
-// the nested calls of the same functions inside it, becomes cases (capture/docs/call-list.md).
+// the nested calls of every profile function inside it (or of the functions chosen with --fn),
+// becomes cases (capture/docs/call-list.md).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,11 @@ struct CallsCaptureOptions {
   harness::MachineConfig machine;
   /// Identity of the snapshot, written into every case's origin.
   std::string snapshot_sha256;
+  /// The functions whose calls become cases, nested ones included. Empty: every [[function]] of the
+  /// profile that no active [[stub]] replaces; then only functions with cases get a case file.
+  std::vector<harness::GuestAddr> functions;
+  /// Check each function's cases against its declared convention (conventions_check.hpp).
+  bool check_conventions = true;
 };
 
 /// A call of the list that stopped on a guest fault (its cases are not kept).
@@ -52,13 +58,16 @@ struct CallFault {
 };
 
 struct CallsCaptureReport {
-  CaptureReport capture;          ///< files (one per listed function, ascending by address), counts
+  /// files (ascending by address: one per chosen function, or per profile function with cases), counts
+  CaptureReport capture;
   std::vector<CallFault> faults;  ///< in list order
+  /// Functions watched that no call reached (0 cases), ascending by address: each gets a line.
+  std::vector<harness::GuestAddr> uncalled;
 };
 
 /// Makes every call of the list on a machine restored to the snapshot before each [[call]] (repeats
-/// of one call run back to back, the state carried over), and records every call of the listed
-/// functions (nested ones included) as cases. A case's origin record is "CALL", its record_index the
+/// of one call run back to back, the state carried over), and records every call of the watched
+/// functions (CallsCaptureOptions::functions; nested ones included) as cases. A case's origin record is "CALL", its record_index the
 /// [[call]]'s index, its step the repeat; cases list the call's pokes. An argument, poke or function
 /// the profile cannot resolve is an error naming the line (Errc::kUsage / kNotFound / kMalformed).
 Result<CallsCaptureReport> capture_calls(const harness::Snapshot& snapshot, const harness::Profile& profile,

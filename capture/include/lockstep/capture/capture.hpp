@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lockstep/base/result.hpp"
+#include "lockstep/capture/conventions_check.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/case.hpp"
 #include "lockstep/cases/case_file.hpp"
@@ -89,6 +90,8 @@ struct CaptureOptions {
   /// Threads, each with its own machine (one Unicorn engine each). The corpus is the same for any
   /// number.
   unsigned jobs = 1;
+  /// Check each function's cases against its declared convention (conventions_check.hpp).
+  bool check_conventions = true;
 };
 
 struct CaptureReport {
@@ -98,6 +101,8 @@ struct CaptureReport {
   std::uint64_t faulted = 0;        ///< runs that stopped on a guest fault
   std::uint32_t incomplete = 0;     ///< calls cut short by a fault (no case made)
   std::vector<cases::CaseFile> files;  ///< one per function, ascending by address, code bytes included
+  /// Functions whose calls contradict their declared convention (when checked).
+  std::vector<ConventionDisagreement> conventions;
   std::uint64_t cases() const noexcept;
 };
 

@@ -41,6 +41,10 @@ enum ExitCode : int {
   kExitEnvironment = 4,  ///< the OS refused (permissions, a process that went away, I/O)
   kExitInternal = 5,     ///< a bug in lockstep
   kExitNotFound = 6,     ///< a search ran to its budget without finding what it looked for
+  kExitUnchecked = 7,    ///< ran, nothing differed, but the verdict is vacuous: a function with cases and
+                         ///< no binding, or with no cases, not excluded with a reason; or no case checked
+  kExitProfileDisagrees = 8,  ///< the profile contradicts the original: a declared calling convention the
+                              ///< captured calls did not follow, an address its `original` symbol is not at
 };
 
 int exit_code_for(Errc c) noexcept;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lockstep/cases/case.hpp"
+#include "lockstep/x87/extended.hpp"
 
 namespace lockstep::cases {
 
@@ -17,7 +18,9 @@ namespace lockstep::cases {
 struct PortEffects {
   ByteMap writes;
   std::uint32_t eax = 0, edx = 0;
-  std::optional<double> st0;          ///< for ReturnKind::kSt0
+  /// For ReturnKind::kSt0: the 80-bit value, compared with the original's ST(0) bit for bit (a double
+  /// converts to it exactly; lockstep/x87/extended.hpp says how to produce one at 64-bit precision).
+  std::optional<x87::Extended> st0;
   std::vector<GuestAddr> outside_reads;
   std::string error;                  ///< non-empty: the port raised this instead of returning
 };
@@ -61,8 +64,10 @@ struct Comparison {
 Comparison compare(const Case& original, const PortEffects& port, const CompareOptions& opt = {});
 
 /// The 80-bit extended value x87 would hold for a double (exact: every double is representable).
-std::array<std::uint8_t, 10> f64_to_f80(double v);
+inline std::array<std::uint8_t, 10> f64_to_f80(double v) { return x87::Extended(v).bytes(); }
 /// The double nearest an 80-bit value under round-to-nearest-even (exact when it came from a double).
-double f80_to_f64(const std::array<std::uint8_t, 10>& v);
+inline double f80_to_f64(const std::array<std::uint8_t, 10>& v) { return x87::Extended::from_bytes(v).to_double(); }
+/// "93.0617619503933612196 (4005ba1f9f432a274400)": an 80-bit value as the reports print it.
+std::string format_extended(const x87::Extended& v);
 
 }  // namespace lockstep::cases

@@ -6,7 +6,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "lockstep/base/result.hpp"
 
@@ -44,6 +46,29 @@ const char* reg_name(Reg r) noexcept;  ///< "eax", ...
 std::optional<Reg> reg_named(std::string_view s) noexcept;  ///< "eax" -> kEax; nothing for another name
 Result<Reg> parse_reg(std::string_view s);                  ///< reg_named, or an error naming the choices
 constexpr std::uint16_t register_bit(Reg r) noexcept { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(r)); }
+
+/// A function's calling convention as a profile declares it.
+struct CallingConvention {
+  Convention kind = Convention::kWatcom;
+  std::vector<Reg> registers;  ///< kCustom only: the argument registers in order
+};
+/// The registers a convention passes its first word arguments in, in order (custom: `cc.registers`).
+std::vector<Reg> argument_registers(const CallingConvention& cc);
+
+/// What one argument is, as a profile's `args` says: a 32-bit word (u32, i32, ptr: a guest address,
+/// f32: a float's bit pattern) placed where the convention puts a word, or a double (f64), always on
+/// the stack, 8 bytes.
+enum class ArgType : std::uint8_t { kU32, kI32, kPtr, kF64, kF32 };
+const char* arg_type_name(ArgType t) noexcept;  ///< "u32", "i32", "ptr", "f64", "f32"
+Result<ArgType> parse_arg_type(std::string_view s);
+constexpr std::uint32_t arg_size(ArgType t) noexcept { return t == ArgType::kF64 ? 8 : 4; }
+
+/// One argument of a profile's function: `"throttle:i32"`.
+struct ArgSpec {
+  std::string name;
+  ArgType type = ArgType::kU32;
+  friend bool operator==(const ArgSpec&, const ArgSpec&) = default;
+};
 
 /// x87 and SSE state: what FSAVE and FXSAVE hold of it. `st[i]` is ST(i), by stack position
 /// (ST(i) = physical register (TOP + i) & 7), as both store them; `tag` is the full tag word.

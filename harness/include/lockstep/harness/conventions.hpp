@@ -11,11 +11,13 @@
 
 #include "lockstep/base/result.hpp"
 #include "lockstep/harness/recorder.hpp"
+#include "lockstep/x87/extended.hpp"
 
 namespace lockstep::harness {
 
 // The conventions, return kinds and register names are the shared CPU vocabulary's
 // (lockstep/cases/cpu.hpp).
+using cases::argument_registers;
 using cases::Convention;
 using cases::convention_name;
 using cases::parse_convention;
@@ -26,10 +28,7 @@ using cases::reg_name;
 using cases::return_kind_name;
 using cases::ReturnKind;
 
-struct CallingConvention {
-  Convention kind = Convention::kWatcom;
-  std::vector<Reg> registers;  ///< kCustom only: the argument registers in order
-};
+using cases::CallingConvention;
 
 /// One argument as the caller gives it.
 struct Arg {
@@ -73,10 +72,11 @@ struct ReturnValue {
   ReturnKind kind = ReturnKind::kNone;
   std::uint32_t eax = 0, edx = 0;
   double st0 = 0;              ///< ST(0) rounded to a double (kSt0)
+  x87::Extended st0_extended;  ///< ST(0) as the x87 held it (kSt0)
   std::uint64_t edx_eax() const noexcept { return (std::uint64_t{edx} << 32) | eax; }
 };
 ReturnValue return_value(ReturnKind kind, const Registers& out);
-std::string format_return(const ReturnValue& v);  ///< "eax = 0x00000010 (16)", "st0 = 0.333..."
+std::string format_return(const ReturnValue& v);  ///< "eax = 0x00000010 (16)", "st0 = 0.333... (3ffdaaaaaaaaaaaaa800)"
 
 /// An 80-bit x87 extended value (10 bytes, little-endian) as a double (round to nearest), and back.
 double x87_to_double(const std::array<std::uint8_t, 10>& ext) noexcept;

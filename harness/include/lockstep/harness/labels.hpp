@@ -38,9 +38,16 @@ class Labeler {
   std::string name(GuestAddr address) const;
   /// The field holding `address`.
   FieldRef field(GuestAddr address) const;
-  /// An address written as a number ("0x630838"), an instance ("car[3]", "car" = car[0]) or a label
+  /// An address written as a number ("0x630838"), an instance ("car[3]", "car" = car[0]), a field of
+  /// one by its name ("car[3].engine_speed", "car[2].point[1].sliding", "driver.name[2]") or a label
   /// ("round_constant"), optionally plus an offset ("car[3]+0x440"). kUsage when it names nothing.
   Result<GuestAddr> resolve(std::string_view text) const;
+  /// What resolve() found: the address, and for a field named by its name, the field's size.
+  struct Target {
+    GuestAddr address = 0;
+    std::uint32_t field_size = 0;  ///< 0: not a field named by its name
+  };
+  Result<Target> resolve_target(std::string_view text) const;
   /// The name of the profile function whose entry is `address` ("tyres::tyres"), or "" for none:
   /// what a listing shows beside a call's target.
   std::string function_name(GuestAddr address) const;
@@ -60,6 +67,9 @@ class Labeler {
     std::uint32_t count;
     std::vector<Flat> fields;  // sorted by offset, innermost names
   };
+  /// The (offset, size) of the field `path` names in `in`'s struct.
+  static Result<std::pair<std::uint32_t, std::uint32_t>> field_by_name(const Inst& in, std::string_view path,
+                                                                        std::string_view text);
   std::vector<Inst> instances_;    // sorted by base
   std::vector<LabelSpec> labels_;  // sorted by address
   std::vector<std::pair<GuestAddr, std::string>> functions_;  // (entry, name), sorted by entry
@@ -73,16 +83,18 @@ std::string format_runs(const std::vector<ByteRun>& runs, const Labeler& labels,
 /// callee's own frame.
 std::string format_effects(const Effects& effects, const Labeler& labels);
 
-/// "ADDR=HEX" (ADDR as Labeler::resolve reads it, HEX an even number of hex digits): bytes to
-/// write before a run.
+/// "ADDR=VALUE" (ADDR as Labeler::resolve reads it, VALUE as parse_value reads it: hex bytes in
+/// memory order, or typed, "tank[1].fuel=f32:0.01"): bytes to write before a run. A value wider than
+/// the field ADDR names by name is refused (it would write into the next field).
 struct Poke {
   GuestAddr address = 0;
   std::vector<std::uint8_t> bytes;
 };
 Result<Poke> parse_poke(std::string_view text, const Labeler& labels);
-/// A call argument as the CLI writes it: a number or an address (Labeler::resolve: "car[3]"),
-/// `f64:1.5` (or any number when `type` is kF64), `hex:0011aabb` (a block laid in scratch memory,
-/// passed by address).
+/// A call argument as the CLI writes it: a number or an address (Labeler::resolve: "car[3]"), a
+/// typed value (parse_typed_value: `fx:-200.0`, `f32:0.5`, `i16:-3`, `f64:1.5`), a plain number read
+/// as the argument's kind when it is f64 or f32, `hex:0011aabb` (a block laid in scratch memory,
+/// passed by address). A typed value of another width than the argument's kind is refused.
 Result<Arg> parse_call_arg(std::string_view text, ArgType type, const Labeler& labels);
 
 /// Hex digits (spaces allowed) to bytes.

@@ -20,6 +20,12 @@
 
 namespace lockstep::harness {
 
+// An argument's kind and name are the shared CPU vocabulary's (lockstep/cases/cpu.hpp).
+using cases::arg_type_name;
+using cases::ArgSpec;
+using cases::ArgType;
+using cases::parse_arg_type;
+
 /// The most named ranges one struct may flatten into (its fields, each element of an array, each
 /// nested record's fields and gaps): a profile past it is refused (kLimit) when it is loaded, before
 /// anything names them. POD's largest struct names a few hundred.
@@ -29,13 +35,6 @@ inline constexpr std::uint64_t kMaxNamedRanges = std::uint64_t{1} << 18;
 /// `compare` may name.
 inline constexpr std::array<std::string_view, 4> kStateLogRecords{"STEP", "CTRL", "PHYS", "FRAM"};
 
-enum class ArgType { kU32, kI32, kPtr, kF64 };
-const char* arg_type_name(ArgType t) noexcept;
-
-struct ArgSpec {
-  std::string name;
-  ArgType type = ArgType::kU32;
-};
 
 /// `[[function]]`
 struct FunctionSpec {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/cases/binding.hpp"
 #include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/profile.hpp"
 
 namespace lockstep::harness {
 
@@ -30,6 +32,9 @@ struct ReplayOptions {
   /// `functions` has chosen) goes to shard n % N + 1. The shards' JSON reports merge (merge_reports)
   /// into the report of the whole run.
   Shard shard;
+  /// Functions left unchecked on purpose, with the reason (exclusions.hpp): without a binding, or with
+  /// no cases, they do not make the run vacuous. One that is bound and has cases is checked as usual.
+  std::map<std::uint32_t, std::string> excluded;
 };
 
 struct CaseOutcome {
@@ -46,6 +51,13 @@ struct FunctionOutcome {
   std::uint32_t poked = 0;             ///< cases that were poked (counted in the totals too)
   std::vector<CaseOutcome> failures;   ///< every mismatching case
   std::vector<std::uint32_t> failing_ids;  ///< their case ids (kept by a report read back from JSON)
+  std::string excluded;                ///< why it is left unchecked on purpose ("" = not excluded)
+
+  /// Cases compared with the port: every case of a bound function.
+  std::uint32_t checked() const noexcept { return bound ? cases : 0; }
+  /// Why nothing of it was checked and nothing excuses that ("" when it was checked, or is excluded):
+  /// "no binding" (cases the port never ran) or "no cases" (nothing for a binding to run on).
+  std::string unchecked_reason() const;
 };
 
 struct ReplayResult {
@@ -56,8 +68,24 @@ struct ReplayResult {
   std::uint32_t total_matched() const;
   std::uint32_t total_mismatched() const;
   std::uint32_t unbound_functions() const;
+  std::uint32_t checked_cases() const;  ///< the N of "N of M cases checked"
+  /// Functions neither checked nor excluded (a vacuous part of the verdict).
+  std::uint32_t unchecked_functions() const;
   bool all_matched() const { return total_mismatched() == 0; }
+  /// One shard of several that drew no function: nothing to check here, and nothing claimed (the
+  /// merged reports give the verdict, and merge-reports refuses a whole with nothing checked).
+  bool empty_shard() const { return shard.count > 1 && functions.empty(); }
+  /// The run proves less than it claims: a function left unchecked without a reason, or no case
+  /// checked at all. A vacuous run must not pass (exit kExitUnchecked), even when nothing differed.
+  bool vacuous() const { return unchecked_functions() > 0 || (checked_cases() == 0 && !empty_shard()); }
 };
+
+/// Each function's signature as the profile declares it (its convention and `args`), by address.
+std::map<std::uint32_t, cases::Signature> signatures(const Profile& profile);
+/// The bindings, each with its function's signature from the profile attached: what a binding that
+/// reads its arguments by name (cases::Arguments) runs with. A binding of a function the profile does
+/// not list keeps none.
+cases::BindingSet with_signatures(cases::BindingSet bindings, const Profile& profile);
 
 /// Runs the corpus. `corpus` must outlive the result (outcomes point into it).
 Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt);
@@ -80,6 +108,9 @@ struct Namer {
   /// What a report's "reproduce" line runs, before the case's `--case`: the executable that ran and
   /// the corpus, as the porter typed them ("build/mygame_lockstep replay corpus").
   std::string replay_command = "lockstep replay CORPUS";
+  /// The function's signature (from the profile): names its stack arguments ("throttle (esp+8)") and
+  /// lists a mismatching case's arguments; nullptr when unknown.
+  std::function<const cases::Signature*(std::uint32_t function)> signature;
 };
 
 class Labeler;
@@ -88,7 +119,11 @@ class Labeler;
 /// `max_instructions` long, its calls' targets named by the profile's functions (or the corpus's).
 /// `corpus` must outlive the namer.
 Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
+/// The namer's signatures from `profile` (which must outlive it).
+void name_arguments(Namer& namer, const Profile& profile);
 
+/// The per-function table, then the verdict's summary: "N of M cases checked", and what was left
+/// unchecked (by function, with what to do about it) or excluded (with the reason).
 std::string format_table(const ReplayResult& r);
 /// The size a mismatch report grows to before it stops (64 KiB: a few hundred differing fields with
 /// their writers, read at a glance); a case writing megabytes differently is summed up past it.

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "crawl/memory.hpp"
+#include "lockstep/cases/arguments.hpp"
 #include "lockstep/cases/binding.hpp"
+#include "lockstep/x87/extended.hpp"
 
 namespace crawl::bindings {
 
@@ -20,19 +22,19 @@ inline constexpr std::uint32_t kStubTickCount = 0x0badf00d;
 /// Every binding, one per original address (the eleven functions of game.toml).
 lockstep::cases::BindingSet all();
 
-/// What a binding's body returns besides its memory writes: eax, or st0 for a float or double.
+/// What a binding's body returns besides its memory writes: eax, or st0 for a float or double (the
+/// 80-bit value: a double converts to it exactly, which is what Crawl's 53-bit x87 holds).
 struct Returned {
   std::uint32_t eax = 0;
-  std::optional<double> st0;
+  std::optional<lockstep::x87::Extended> st0;
 };
-using Body = std::function<Returned(Memory&, const lockstep::cases::Case&)>;
+/// A body reads its arguments by the names game.toml gives them (`args.ptr("map")`); each read of a
+/// stack argument goes through the case's memory, so one the original never read is reported.
+using Body = std::function<Returned(Memory&, const lockstep::cases::Arguments&)>;
 
-/// A binding: `body` runs on a crawl::Memory over the case's bytes (the port's reads of bytes the
-/// original never read, its writes, a port exception as the case's error are collected).
+/// A binding: `body` runs on a crawl::Memory over the case's bytes with the case's arguments (the
+/// port's reads of bytes the original never read, its writes, a port exception as the case's error
+/// are collected). The replay gives it the function's signature from game.toml.
 lockstep::cases::Binding bind(GuestAddr address, std::string name, Body body);
-
-/// Stack argument n of a case (at the entry esp + 4 + 4n). One the original never read (world_update
-/// of a world with no entity never loads its dt) is not read either: 0.
-std::uint32_t stack_arg(Memory& m, const lockstep::cases::Case& c, unsigned n);
 
 }  // namespace crawl::bindings
