@@ -59,7 +59,7 @@ void grid_slot(Memory& m, GuestAddr car, GuestAddr start_record) {
 }
 
 // FUN_0041e0d0
-void settling_call(Memory&) {}
+void settle_seam(Memory&) {}
 
 namespace {
 
@@ -98,7 +98,7 @@ std::int32_t settle(Memory& m, const race::Racers& racers) {
       if (i < racers.controllers.size() && racers.controllers[i]) racers.controllers[i](m, driver, car);
       step::step_from_controls(m, car, driver, racers.scratch, step::Damage::kApplied);
       step::pose(m, car, driver);
-      settling_call(m);
+      settle_seam(m);
       d.set(Driver::stuck_timer, 0);
     }
   }

@@ -26,6 +26,11 @@ void add_setup(lockstep::cases::BindingSet& set) {
     setup::grid_slot(m, c.in.eax, c.in.edx);
     return ret_none();
   }));
+  // FUN_0041e0d0: called in the settling, its purpose not given (G25): a seam.
+  set.push_back(make(0x41e0d0, "setup::settle_seam", [](pod::Memory& m, const Case&) {
+    setup::settle_seam(m);
+    return ret_none();
+  }));
   // FUN_0049b9d4: no arguments. A case is captured with the profile's stubs on (the controllers and
   // the catch-up a `ret`), so the port settles with no controller: each car keeps the input 0x10.
   set.push_back(make(

@@ -55,6 +55,6 @@ std::int32_t settle(Memory& m, const race::Racers& racers);
 
 /// FUN_0041e0d0 — called in the settling (002's row), its purpose not given (G25): a named seam
 /// that reads and writes nothing, called after each racer's pose (where the port calls it is chosen).
-void settling_call(Memory& m);
+void settle_seam(Memory& m);
 
 }  // namespace pod::setup
