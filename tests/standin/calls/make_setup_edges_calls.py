@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Writes tests/standin/calls/setup.toml: the call list that captures the race's set-up the documents
-give (cases/standin-setup, scripts/capture-standin) from the stand-in's snapshot at the pause.
+"""Writes tests/standin/calls/setup_edges.toml: the call list that captures the race's set-up the
+documents give at the edges of their words (cases/standin-setup-edges, scripts/capture-standin) from the
+stand-in's snapshot at the pause: degenerate, tiny and large quads, poked surfaces, start records off
+the road and outside every sector, settlings under other step units and racer counts.
 
 The quad halves (setup::quad_halves, eax = quad, edx = mesh; F133): a quad and its mesh laid in
 scratch, the mesh's vertices poked at 0x668000 (free memory past the paths' graphs): a flat square, a
@@ -16,7 +18,7 @@ arguments; F142): from the race at the pause (the cars moving), with the step un
 0x2aaa, with three racers only, with every driver's stuck timer poked, with a car upside down, with the
 damage option off. Values are 16.16 unless said.
 
-    python3 tests/standin/calls/make_setup_calls.py > tests/standin/calls/setup.toml
+    python3 tests/standin/calls/make_setup_edges_calls.py > tests/standin/calls/setup_edges.toml
 """
 
 import math
@@ -136,7 +138,7 @@ call("settling with racer 2 upside down (forward +x, left -y, up -z)", "setup::s
 call("settling with the damage option off", "setup::settle", [], ["0x%x=%s" % (DAMAGE_OPTION, u32(0))])
 
 print_call_list([
-    "The race's set-up the documents give: the calls that capture cases/standin-setup (scripts/capture-standin)",
-    "from the stand-in's snapshot at the pause. Written by make_setup_calls.py (its docstring says what the",
-    "states are); regenerate this file with it, never by hand.",
+    "The race's set-up at the edges of the documents' words: the calls that capture cases/standin-setup-edges",
+    "(scripts/capture-standin) from the stand-in's snapshot at the pause. Written by make_setup_edges_calls.py",
+    "(its docstring says what the states are); regenerate this file with it, never by hand.",
 ], calls, hex_above=0xFFFF)
