@@ -16,7 +16,8 @@ F141): each racer on a start record on the ring road (racer i at angle 0.1 − 0
 outer edge and one outside every sector; the record's last 12 bytes holding values. The settling (setup::settle, no
 arguments; F142): from the race at the pause (the cars moving), with the step unit poked to 0x1000 and
 0x2aaa, with three racers only, with every driver's stuck timer poked, with a car upside down, with the
-damage option off. Values are 16.16 unless said.
+damage option off; every settling with the controllers pointed at FUN_0041e0d0 (a seam) and no
+catch-up record. Values are 16.16 unless said.
 
     python3 tests/standin/calls/make_setup_edges_calls.py > tests/standin/calls/setup_edges.toml
 """
@@ -126,16 +127,28 @@ call("grid slot: outside every sector", "setup::grid_slot", ["car[7]", start_rec
 
 # --- The settling ---
 
-call("settling from the race at the pause", "setup::settle", [])
-call("settling with the step unit 0x1000", "setup::settle", [], ["0x%x=%s" % (STEP_UNIT, u32(0x1000))])
-call("settling with the step unit 0x2aaa", "setup::settle", [], ["0x%x=%s" % (STEP_UNIT, u32(0x2AAA))])
-call("settling with three racers (one human, two computer cars)", "setup::settle", [],
-     ["0x%x=%s" % (HUMANS, u32(1) + u32(2))])
-call("settling with every driver's stuck timer poked", "setup::settle", [],
-     ["0x%x=%s" % (driver(r) + 0x7C, u32(fx(1.5) if r % 2 else -fx(1.0))) for r in range(8)])
-call("settling with racer 2 upside down (forward +x, left -y, up -z)", "setup::settle", [],
-     ["0x%x=%s" % (car(2) + 0x4A4, vec(1, 0, 0) + vec(0, -1, 0) + vec(0, 0, -1))])
-call("settling with the damage option off", "setup::settle", [], ["0x%x=%s" % (DAMAGE_OPTION, u32(0))])
+# Every settling state: each driver's controller (+0xc) pointed at FUN_0041e0d0, the seam that changes
+# nothing (the stand-in's scripted controllers are not ported, and a call list runs them), and each
+# driver's catch-up record (+0x90) 0, so no car scales its time: whether the settling's car step runs
+# the catch-up is open between the two readings (C03; port/CHOICES.md "setup::settle").
+SEAM = 0x41E0D0
+HELD = ["0x%x=%s" % (driver(r) + 0xC, u32(SEAM)) for r in range(8)] + \
+       ["0x%x=%s" % (driver(r) + 0x90, u32(0)) for r in range(8)]
+
+
+def settle(comment, pokes=()):
+    call("settling " + comment, "setup::settle", [], HELD + list(pokes))
+
+
+settle("from the race at the pause")
+settle("with the step unit 0x1000", ["0x%x=%s" % (STEP_UNIT, u32(0x1000))])
+settle("with the step unit 0x2aaa", ["0x%x=%s" % (STEP_UNIT, u32(0x2AAA))])
+settle("with three racers (one human, two computer cars)", ["0x%x=%s" % (HUMANS, u32(1) + u32(2))])
+settle("with every driver's stuck timer poked",
+       ["0x%x=%s" % (driver(r) + 0x7C, u32(fx(1.5) if r % 2 else -fx(1.0))) for r in range(8)])
+settle("with racer 2 upside down (forward +x, left -y, up -z)",
+       ["0x%x=%s" % (car(2) + 0x4A4, vec(1, 0, 0) + vec(0, -1, 0) + vec(0, 0, -1))])
+settle("with the damage option off", ["0x%x=%s" % (DAMAGE_OPTION, u32(0))])
 
 print_call_list([
     "The race's set-up at the edges of the documents' words: the calls that capture cases/standin-setup-edges",
