@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "pod/putback.hpp"
+#include "pod/setup.hpp"
 #include "pod/tables.hpp"
 
 namespace pod {
@@ -66,7 +67,7 @@ void Race::load(GuestAddr address, std::span<const std::uint8_t> bytes) {
   for (std::size_t i = 0; i < bytes.size(); ++i) m_->put_u8(address + static_cast<GuestAddr>(i), bytes[i]);
 }
 
-void Race::start(int humans, int computers, std::uint32_t now_ms, std::uint32_t countdown_ms) {
+void Race::start(int humans, int computers, std::uint32_t now_ms, std::uint32_t countdown_ms, Settling settling) {
   if (humans < 0 || computers < 0 || humans + computers > 8)
     throw std::invalid_argument("a race has 0 to 8 racers (" + std::to_string(humans) + " humans and " +
                                 std::to_string(computers) + " computer cars asked)");
@@ -76,6 +77,7 @@ void Race::start(int humans, int computers, std::uint32_t now_ms, std::uint32_t 
   m.put_i32(addr::kStepUnit, race::kStepUnit);
   m.put_i32(addr::kTimeTrial, 0);
   m.put_i32(addr::kRaceClock, 0);
+  if (settling == Settling::kSettle) setup::settle(m, racers_);  // 003: race_setup settles, then phase 1
   const RaceBlock block(m);
   block.set(RaceBlock::phase, 1);
   m.put_u32(addr::kLastClock, now_ms);

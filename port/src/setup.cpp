@@ -1,8 +1,13 @@
-// The race's set-up the documents give: the quad halves, the surface defaults, the grid slot.
+// The race's set-up the documents give: the quad halves, the surface defaults, the grid slot, the
+// settling.
 #include "pod/setup.hpp"
+
+#include <stdexcept>
+#include <string>
 
 #include "common.hpp"
 #include "pod/putback.hpp"
+#include "pod/step.hpp"
 #include "pod/tables.hpp"
 
 namespace pod::setup {
@@ -51,6 +56,53 @@ void surface_defaults(Memory& m) {
 // FUN_004236f0
 void grid_slot(Memory& m, GuestAddr car, GuestAddr start_record) {
   putback::place(m, car, start_record, start_record + 12);
+}
+
+// FUN_0041e0d0
+void settle_seam(Memory&) {}
+
+namespace {
+
+/// More settling steps than any sane unit asks (0x20000 over a unit of 1 would be 43,691): refused.
+constexpr std::int32_t kMostSettleSteps = 10000;
+
+/// The settling's step time, kSettleUnits × [0x60bdfc], refused when the loop could not end soon.
+Fixed settle_step_time(Memory& m) {
+  const Fixed unit = m.i32(addr::kStepUnit);
+  const std::int64_t dt = std::int64_t{kSettleUnits} * unit;
+  if (dt <= 0 || dt > kSettleTime || kSettleTime / dt >= kMostSettleSteps)
+    throw std::runtime_error("setup::settle: the step unit [0x60bdfc] is " + std::to_string(unit) +
+                             ", which gives the settling no sane step (it needs a unit from " +
+                             std::to_string(kSettleTime / (kSettleUnits * kMostSettleSteps) + 1) + " to " +
+                             std::to_string(kSettleTime / kSettleUnits) + "; pod::Race::start sets 0x888)");
+  return static_cast<Fixed>(dt);
+}
+
+}  // namespace
+
+// FUN_0049b9d4
+std::int32_t settle(Memory& m, const race::Racers& racers) {
+  const Fixed dt = settle_step_time(m);
+  const std::int32_t n = wrap_add(m.i32(addr::kHumanRacers), m.i32(addr::kComputerRacers));
+  const FrameTime frame(m);
+  std::int32_t steps = 0;
+  for (Fixed settled = 0; settled < kSettleTime; settled += dt, ++steps) {
+    frame.set(FrameTime::dt, dt);
+    frame.set(FrameTime::step_dt, dt);
+    for (std::int32_t r = 0; r < n; ++r) {
+      const GuestAddr car = Car::at(addr::kRaceCars, r);
+      const GuestAddr driver = addr::kDrivers + static_cast<std::uint32_t>(r) * addr::kDriverSize;
+      const Driver d(m, driver);
+      d.set(Driver::input, kSettleInput);
+      const auto i = static_cast<std::size_t>(r);
+      if (i < racers.controllers.size() && racers.controllers[i]) racers.controllers[i](m, driver, car);
+      step::step_from_controls(m, car, driver, racers.scratch, step::Damage::kApplied);
+      step::pose(m, car, driver);
+      settle_seam(m);
+      d.set(Driver::stuck_timer, 0);
+    }
+  }
+  return steps;
 }
 
 }  // namespace pod::setup

@@ -21,6 +21,7 @@
 #include "pod/props.hpp"
 #include "pod/putback.hpp"
 #include "pod/race.hpp"
+#include "pod/setup.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
 
@@ -418,6 +419,39 @@ TEST_F(Bindings, PathsTakeTheDriverTheCarAndTheLink) {
   c = record(0x422918, racer, [&](pod::Memory& m) { pod::catch_up::target(m, 1); });
   c.out.eax = driver;
   EXPECT_TRUE(replay(c).matched());
+}
+
+// The race's set-up: each binding takes the registers the profile names (quad_halves: eax = quad,
+// edx = mesh; grid_slot: eax = car, edx = the start record; surface_defaults and settle: none), and
+// the settling runs with no controller (a capture stubs them) and its slip-ratio word below the
+// case's entry esp.
+TEST_F(Bindings, SetUpFunctionsTakeTheirRegisters) {
+  const pod::GuestAddr mesh = w.m.u32(track);  // sector 0's mesh
+  const pod::GuestAddr quad = w.m.u32(mesh + pod::Mesh::quads.offset);
+  lockstep::cases::Registers q;
+  q.eax = quad, q.edx = mesh;
+  EXPECT_TRUE(replay(record(0x4247f8, q, [&](pod::Memory& m) { pod::setup::quad_halves(m, quad, mesh); })).matched());
+  EXPECT_TRUE(replay(record(0x4985e8, {}, [&](pod::Memory& m) { pod::setup::surface_defaults(m); })).matched());
+  const pod::GuestAddr start = w.alloc(0x24);
+  w.m.put_vec3(start, Vec3{World::fx(4.0), World::fx(1.0), 0});
+  w.m.put_vec3(start + 12, Vec3{0, 0x10000, 0});
+  lockstep::cases::Registers g;
+  g.eax = w.car(1).addr(), g.edx = start;
+  EXPECT_TRUE(replay(record(0x4236f0, g, [&](pod::Memory& m) { pod::setup::grid_slot(m, g.eax, start); })).matched());
+  w.m.map(pod::addr::kStepUnit, 4);
+  w.m.put_i32(pod::addr::kStepUnit, 0x888);
+  w.m.put_i32(pod::addr::kHumanRacers, 1);
+  w.m.put_i32(pod::addr::kComputerRacers, 1);
+  w.m.map(0x18f000, 0x1000);  // the settling's slip-ratio word, 0x1000 below the entry esp
+  pod::race::Racers racers;
+  racers.scratch.stale_slot = 0x190000 - 0x1000;
+  Case settle = record(0x49b9d4, {}, [&](pod::Memory& m) { pod::setup::settle(m, racers); });
+  for (pod::GuestAddr a = racers.scratch.stale_slot; a != racers.scratch.stale_slot + 4; ++a) {
+    settle.writes.erase(a);  // a callee's frame: a capture keeps nothing below the entry esp
+    settle.inputs.erase(a);
+  }
+  EXPECT_TRUE(settle.writes.contains(pod::addr::kDrivers + 0x34)) << "the input 0x10";
+  EXPECT_TRUE(replay(settle).matched());
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // The race's set-up the documents give (002 "The track world", "The race cars and the grid"; F133,
-// F136, F141, A08): the quad halves' normals, the surface defaults, a car on its grid slot. Expected
-// values are computed here from the documents' words (double geometry), not read from the port.
+// F136, F141, F142, A08): the quad halves' normals, the surface defaults, a car on its grid slot, the
+// settling. Expected values are computed here from the documents' words (double geometry, F142's
+// loop counted here), not read from the port.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
+#include <vector>
 
+#include "pod/game.hpp"
 #include "pod/setup.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
@@ -107,6 +111,184 @@ TEST(Facts, F141_GridSlotPutsTheCarOnItsStartRecord) {
   EXPECT_EQ(c.get(Car::up), (Vec3{0, 0, 0x10000}));
   for (int i = 0; i < Car::kPoints; ++i)
     EXPECT_EQ(c.point(i).get(Point::sector), track + pod::Sector::kSize) << "point " << i << " in sector 1";
+}
+
+// --- The settling, FUN_0049b9d4 (F142) ---
+
+// Two racers (a human and a computer car) on a flat track, each dropped 0.3 above where its wheels
+// would rest, with the words the settling reads mapped: the step unit and the racer counts.
+struct Grid {
+  podtest::World w;
+  pod::GuestAddr track = 0;
+  explicit Grid(pod::Fixed unit = 0x888) {
+    w.m.map(pod::addr::kStepUnit, 4);
+    w.m.map(pod::addr::kHumanRacers, 8);
+    w.m.map(pod::addr::kDamageBlock, pod::addr::kDamageOption + 4 - pod::addr::kDamageBlock);  // damage off
+    w.m.put_i32(pod::addr::kStepUnit, unit);
+    w.m.put_i32(pod::addr::kHumanRacers, 1);
+    w.m.put_i32(pod::addr::kComputerRacers, 1);
+    track = w.flat_track({0});
+    for (int r = 0; r < 2; ++r) {
+      w.standard_car(r, 0, podtest::World::fx(8.0 * r), podtest::World::fx(0.3), track);
+      w.driver(r).set(pod::Driver::flags, r == 0 ? 1u : 2u);
+    }
+  }
+};
+
+// F142's loop counted in this test: steps of 3 × the unit, run while the time settled is short of
+// 0x20000 (the last step takes it to or past 0x20000).
+int documented_settle_steps(std::int64_t unit) {
+  int steps = 0;
+  for (std::int64_t t = 0; t < 0x20000; t += 3 * unit) ++steps;
+  return steps;
+}
+
+// F142: steps of 3 × the step unit until 0x20000, each car's controller called once a step with the
+// input 0x10 at driver +0x34 and the step's time 3 × unit in the frame block. For the stand-in's race
+// unit 0x888 (1/30 s) that is 21 steps (20 make 0x1fff0, short of 2 s); for units that divide 2 s
+// evenly, exactly 2 s.
+TEST(Facts, F142_SettlingStepsThreeUnitsUntilTwoSecondsWithInput0x10) {
+  EXPECT_EQ(documented_settle_steps(0x888), 21);
+  for (const pod::Fixed unit : {0x888, 0x1000, 0x2aaa, 0x8000}) {
+    Grid g(unit);
+    std::vector<int> calls(2, 0);
+    pod::race::Racers racers;
+    for (int r = 0; r < 2; ++r) {
+      racers.controllers.push_back([&, r](pod::Memory& m, pod::GuestAddr driver, pod::GuestAddr) {
+        ++calls[static_cast<std::size_t>(r)];
+        EXPECT_EQ(m.u32(driver + 0x34), 0x10u) << "the input each car is given (unit " << unit << ")";
+        EXPECT_EQ(m.i32(pod::addr::kFrameTime), 3 * unit) << "the step's time, 3 × the unit";
+      });
+    }
+    const int expected = documented_settle_steps(unit);
+    EXPECT_EQ(pod::setup::settle(g.w.m, racers), expected) << "unit " << unit;
+    EXPECT_EQ(calls[0], expected) << "the human's controller, once a step (unit " << unit << ")";
+    EXPECT_EQ(calls[1], expected) << "the computer car's controller, once a step (unit " << unit << ")";
+  }
+}
+
+// F142: with no controller writing over it, each car steps with the input 0x10 (stage 3 keeps it:
+// car +0x4fa, and the brake it sets, full), and the stuck timer is cleared after each car step: a
+// controller that leaves 0x5555 in +0x7c (a human's, so the stuck timer stage 31 does not touch it)
+// finds it 0 at the next step, and so does the settling's end.
+TEST(Facts, F142_SettlingHoldsInput0x10AndClearsTheStuckTimer) {
+  Grid g;
+  std::vector<std::int32_t> seen;
+  pod::race::Racers racers;
+  racers.controllers.push_back([&](pod::Memory& m, pod::GuestAddr driver, pod::GuestAddr) {
+    seen.push_back(m.i32(driver + 0x7c));
+    m.put_i32(driver + 0x7c, 0x5555);
+  });
+  pod::setup::settle(g.w.m, racers);
+  ASSERT_EQ(seen.size(), 21u);
+  for (std::int32_t v : seen) EXPECT_EQ(v, 0) << "the stuck timer as the next step's controller finds it";
+  for (int r = 0; r < 2; ++r) {
+    const Car c = g.w.car(r);
+    EXPECT_EQ(g.w.driver(r).get(pod::Driver::stuck_timer), 0) << "racer " << r;
+    if (r == 1) {
+      EXPECT_EQ(c.get(Car::step_input), 0x10) << "the input stage 3 stepped with";
+      EXPECT_EQ(c.get(Car::brake), 0x10000) << "the brake bit held";
+    }
+  }
+}
+
+// F142 "the wheels' roll": every settling step turns each wheel by its spin × the step's time
+// (FUN_004155b8 → FUN_00415424, F096), as the simulation step does after the car step. A car dropped
+// 3 above the floor with its wheels spinning and no brake torque: between two controller calls (one
+// step) each wheel's angle moves by spin × dt, the spin as the car step left it, modulo 2π.
+TEST(Facts, F142_SettlingTurnsTheWheels) {
+  Grid g;
+  const Car c = g.w.car(1);
+  g.w.standard_car(1, 0, podtest::World::fx(8.0), podtest::World::fx(3.0), g.track);
+  c.set(Car::brake_max, 0);
+  for (int i = 0; i < 4; ++i) c.point(i).set(Point::spin, 0x40000);
+  std::vector<std::array<std::int32_t, 8>> seen;  // per step: 4 angles, 4 spins
+  pod::race::Racers racers;
+  racers.controllers.resize(2);
+  racers.controllers[1] = [&](pod::Memory&, pod::GuestAddr, pod::GuestAddr) {
+    std::array<std::int32_t, 8> v{};
+    for (int i = 0; i < 4; ++i) {
+      v[static_cast<std::size_t>(i)] = c.point(i).get(Point::roll_angle);
+      v[static_cast<std::size_t>(4 + i)] = c.point(i).get(Point::spin);
+    }
+    seen.push_back(v);
+  };
+  pod::setup::settle(g.w.m, racers);
+  const double dt = 3.0 * 0x888 / 65536.0;
+  const double two_pi = 2 * M_PI;
+  int turned = 0;
+  for (std::size_t k = 1; k < seen.size(); ++k) {
+    for (std::size_t i = 0; i < 4; ++i) {
+      const double spin = seen[k][4 + i] / 65536.0;
+      if (spin == 0) continue;
+      double moved = (seen[k][i] - seen[k - 1][i]) / 65536.0 - spin * dt;
+      moved -= two_pi * std::round(moved / two_pi);
+      EXPECT_NEAR(moved, 0.0, 1e-3) << "step " << k << " wheel " << i;
+      ++turned;
+    }
+  }
+  EXPECT_GT(turned, 20) << "wheels spinning in enough steps to see the roll";
+}
+
+// The settling lets the cars come to rest on their wheels: dropped 0.3 above their rest height, after
+// the two seconds each is down on the floor (every wheel touching) and nearly still.
+TEST(Settling, LeavesTheCarsAtRestOnTheirWheels) {
+  Grid g;
+  pod::setup::settle(g.w.m, pod::race::Racers{});
+  for (int r = 0; r < 2; ++r) {
+    const Car c = g.w.car(r);
+    for (int i = 0; i < 4; ++i) EXPECT_NE(c.point(i).get(Point::touching), 0) << "racer " << r << " wheel " << i;
+    EXPECT_LT(pod::tables::length16(g.w.m, c.get(Car::velocity)), 0x4000) << "racer " << r << " nearly still";
+    EXPECT_LT(c.get(Car::centre).z, podtest::World::fx(0.8)) << "racer " << r << " came down";
+  }
+}
+
+// What the settling does not do (port/CHOICES.md G25, C03): the frame block's sum and step number, the
+// race clock and the upside-down timer are left as they were.
+TEST(Settling, RunsNothingElseOfTheSimulationStep) {
+  Grid g;
+  g.w.m.map(pod::addr::kRaceClock, 4);
+  g.w.m.put_i32(pod::addr::kRaceClock, 0x777);
+  g.w.m.put_i32(pod::addr::kFrameTime + 4, 0x1234);
+  g.w.m.put_i32(pod::addr::kFrameTime + 0xc, 5);
+  g.w.car(1).set(Car::upside_down, 0x00030007u);
+  pod::setup::settle(g.w.m, pod::race::Racers{});
+  EXPECT_EQ(g.w.m.i32(pod::addr::kFrameTime + 4), 0x1234);
+  EXPECT_EQ(g.w.m.i32(pod::addr::kFrameTime + 0xc), 5);
+  EXPECT_EQ(g.w.m.i32(pod::addr::kRaceClock), 0x777);
+  EXPECT_EQ(g.w.car(1).get(Car::upside_down), 0x00030007u);
+}
+
+// A step unit that gives no sane settling (0, negative, more than the whole 2 s over 3, or so small
+// the loop would run thousands of steps) is refused, naming the word and its value.
+TEST(Settling, RefusesAStepUnitThatGivesNoSaneStep) {
+  for (const pod::Fixed unit : {0, -0x888, 0x10000, 1}) {
+    Grid g(unit);
+    try {
+      pod::setup::settle(g.w.m, pod::race::Racers{});
+      ADD_FAILURE() << "unit " << unit << " accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("[0x60bdfc] is " + std::to_string(unit)), std::string::npos) << e.what();
+    }
+  }
+}
+
+// pod::Race::start settles the cars by default (003: race_setup's two seconds of settling come before
+// the countdown's phase 1); Settling::kNone starts them where they stand.
+TEST(Race, StartSettlesTheCarsUnlessToldNot) {
+  const auto started = [](pod::Settling settling) {
+    Grid g;
+    pod::Race::map_blocks(g.w.m);
+    pod::Race race(g.w.m);
+    race.start(1, 1, 0, 1000, settling);
+    EXPECT_EQ(race.phase(), pod::Phase::kCountdown) << "the countdown's phase after the settling";
+    EXPECT_EQ(race.steps(), 0) << "the settling is not the race's steps";
+    return g.w.car(1).get(Car::centre);
+  };
+  const Vec3 laid = started(pod::Settling::kNone);
+  const Vec3 settled = started(pod::Settling::kSettle);
+  EXPECT_EQ(laid.z, podtest::World::fx(0.3) + 0x8000) << "kNone: as laid out";
+  EXPECT_LT(settled.z, laid.z) << "settled: down on its wheels";
 }
 
 }  // namespace

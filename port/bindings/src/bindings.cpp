@@ -79,6 +79,7 @@ lockstep::cases::BindingSet all() {
   detail::add_damage(set);
   detail::add_props(set);
   detail::add_race(set);
+  detail::add_setup(set);
   return set;
 }
 

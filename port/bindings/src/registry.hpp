@@ -59,5 +59,6 @@ void add_cars(lockstep::cases::BindingSet& set);
 void add_damage(lockstep::cases::BindingSet& set);
 void add_props(lockstep::cases::BindingSet& set);
 void add_race(lockstep::cases::BindingSet& set);
+void add_setup(lockstep::cases::BindingSet& set);
 
 }  // namespace pod::bindings::detail

@@ -41,6 +41,12 @@ struct PropState {
 /// The race's phase (race block +0, chosen): the countdown until "GO!", then racing.
 enum class Phase { kCountdown, kRacing };
 
+/// Whether Race::start settles the cars before the countdown (setup::settle, FUN_0049b9d4). The
+/// original's race set-up always does (003: race_setup runs "two seconds of settling" before the
+/// countdown's phase 1), so kSettle is the default; kNone is for a race whose cars were already
+/// settled, or laid out where they are to start (a test's own grid).
+enum class Settling { kSettle, kNone };
+
 class Race {
  public:
   /// A race over `memory`, which the game owns and keeps alive: a memory image holding a race laid
@@ -61,13 +67,16 @@ class Race {
   static void map_blocks(FlatMemory& m);
   /// Copies bytes into the race's memory (a loader's records: sectors, meshes, cars, props).
   void load(GuestAddr address, std::span<const std::uint8_t> bytes);
-  /// The race set-up's share of the clocks (port/CHOICES.md "The race's set-up"): the racer counts,
-  /// the step unit, a race (not a time trial), the race clock 0, the countdown's phase, the clock's
-  /// first reading `now_ms` (frame_clock once, as the loop does before its first pass), "GO!" at
+  /// The race set-up's share (port/CHOICES.md "The race's set-up", G25): the racer counts, the step
+  /// unit, a race (not a time trial), the race clock 0; then, unless `settling` is kNone, the settling
+  /// (setup::settle, with the controllers set so far); then the countdown's phase, the clock's first
+  /// reading `now_ms` (frame_clock once, as the loop does before its first pass), "GO!" at
   /// `countdown_ms` after it; the catch-up's target function (catch_up::target at [0x4f984c]); each
-  /// racer with a drawn object's tracker on the path point nearest its body (paths::place). The cars
-  /// and the paths (0x543254, the link table 0x543258) must be loaded before.
-  void start(int humans, int computers, std::uint32_t now_ms, std::uint32_t countdown_ms = 1000);
+  /// racer with a drawn object's tracker on the path point nearest its body (paths::place, after the
+  /// settling as 002 places them). The cars, each on its grid slot (setup::grid_slot), and the paths
+  /// (0x543254, the link table 0x543258) must be loaded before.
+  void start(int humans, int computers, std::uint32_t now_ms, std::uint32_t countdown_ms = 1000,
+             Settling settling = Settling::kSettle);
 
   // --- Running it ---
 
