@@ -34,14 +34,6 @@ TEST(PodBindings, MatchTheProfile) {
           {"steplog::phys", "the stand-in's step-log hook (the PHYS record): the recorder's, not the game's"},
           {"tls_getter", "the thread's C library block: a harness stub under the emulator; the bindings "
                          "find the block from the case (thread_block)"},
-          // The start's functions: the stand-in's twins are captured (cases/standin-setup); the port's
-          // bindings for them are not in pod::bindings yet, so no gate replays that corpus.
-          {"setup::surface_defaults", "the start: cases/standin-setup holds its cases; no binding yet"},
-          {"setup::quad_halves", "the start: cases/standin-setup holds its cases; no binding yet"},
-          {"setup::grid_slot", "the start: cases/standin-setup holds its cases; no binding yet"},
-          {"setup::settle", "the start: cases/standin-setup holds its cases; no binding yet"},
-          {"setup::settle_seam", "the settling's call of FUN_0041e0d0, whose purpose is not given (G25): a "
-                                 "bare ret in the stand-in, no case (it reads and writes nothing)"},
       });
 }
 
