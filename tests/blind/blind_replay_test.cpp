@@ -76,14 +76,36 @@ std::string first_difference(const lockstep::cases::Comparison& cmp) {
   return o.str();
 }
 
+// A u32 the original read in the case (0 when it did not read all four bytes).
+std::uint32_t input_u32(const lockstep::cases::Case& c, std::uint32_t a) {
+  std::uint32_t v = 0;
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    const auto b = c.inputs.get(a + i);
+    if (!b) return 0;
+    v |= static_cast<std::uint32_t>(*b) << (8 * i);
+  }
+  return v;
+}
+
 // Where a case differs, in words a reader can group by cause: each differing or outside-read word as
-// an offset in the record eax points at (the car, for most functions) or as an address, with
-// the original's and the blind reading's bytes.
+// an offset in the record eax points at (the car, for most functions; for props::motion, whose eax
+// is a number, the prop's record "prop+" and its contact points "cpoint+", from the list the call
+// read) or as an address, with the original's and the blind reading's bytes.
 std::string where(const lockstep::cases::Case& c, const lockstep::cases::Comparison& cmp) {
   std::ostringstream o;
+  std::uint32_t prop = 0, points = 0, point_count = 0;
+  if (c.function == 0x454a98) {  // props::motion: the list [0x62129c], 0xd0 a prop, points at +0xb8
+    const std::uint32_t list = input_u32(c, 0x62129c);
+    if (list != 0) prop = list + c.in.eax * 0xd0;
+    if (prop != 0) points = input_u32(c, prop + 0xb8), point_count = input_u32(c, prop + 0x30);
+  }
   const auto name = [&](std::uint32_t a) {
     char buf[40];
-    if (a >= c.in.eax && a < c.in.eax + 0x558)
+    if (prop != 0 && a >= prop && a < prop + 0xd0)
+      std::snprintf(buf, sizeof buf, "prop+0x%x", a - prop);
+    else if (points != 0 && a >= points && a < points + 0x40 * point_count)
+      std::snprintf(buf, sizeof buf, "cpoint+0x%x", (a - points) % 0x40);
+    else if (prop == 0 && a >= c.in.eax && a < c.in.eax + 0x558)
       std::snprintf(buf, sizeof buf, "eax+0x%x", a - c.in.eax);
     else
       std::snprintf(buf, sizeof buf, "0x%x", a);
