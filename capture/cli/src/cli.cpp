@@ -17,7 +17,7 @@ namespace {
 std::vector<Command> all_commands() {
   return {snapshot_command(), info_command(),   call_command(),          check_steps_command(),
           capture_command(),  replay_command(), merge_reports_command(), coverage_command(),
-          probe_command(),    version_command()};
+          probe_command(),    version_command(), record_command()};
 }
 
 // The command line parsed and its command run; what the action throws is caught by run().
@@ -28,7 +28,7 @@ int run_command_line(const std::vector<std::string>& args, Io& io, const cases::
   app.set_help_all_flag("--help-all", "Show help for every command");
   app.set_version_flag("--version", version_line());
   app.footer("Exit codes: 0 ok, 1 mismatch, 2 bad input or usage, 3 guest fault (also a budget or timeout "
-             "running out), 4 environment (permissions, I/O), 5 internal error, 6 a search found nothing. A command "
+             "running out), 4 environment (permissions, I/O), 5 internal error, 6 a search found nothing, 7 a recorded program ended before the recording did. A command "
              "that ran everything reports its worst outcome: 3 over 1 over 6 over 0.");
   auto cmds = all_commands();
   std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });

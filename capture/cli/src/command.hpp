@@ -38,5 +38,6 @@ Command merge_reports_command();
 Command coverage_command();
 Command probe_command();
 Command version_command();
+Command record_command();
 
 }  // namespace lockstep::cli
