@@ -15,8 +15,10 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/capture/state_log.hpp"
-#include "lockstep/harness/snapshot_file.hpp"
+#include "lockstep/harness/load.hpp"
 #include "lockstep/harness/tracer.hpp"
+
+#include "record_log.hpp"
 
 namespace lockstep::capture {
 namespace {
@@ -26,7 +28,6 @@ using harness::RecordWhere;
 
 constexpr std::size_t kMaxSkipReasons = 8;
 constexpr std::int64_t kMaxBlocksPerEach = 4096;  ///< a block's `each` beyond this is an unreadable record
-constexpr std::size_t kLogBufferBytes = 1u << 20;
 
 /// Which debug-register slot each point uses: one per distinct address, in the order the profile
 /// names them, and one per return point in each thread (kept free for the return address).
@@ -78,73 +79,6 @@ Status check_points_mapped(int pid, const harness::Profile& profile, bool starte
   }
   return {};
 }
-
-/// The log being written: records appended to a temporary sibling, renamed over the target at the
-/// end. It never holds half a record, and the target is only replaced by a whole log.
-class LogFile {
- public:
-  static Result<LogFile> open(const std::filesystem::path& path, const std::string& producer) {
-    LogFile f;
-    f.path_ = path;
-    f.temp_ = temp_sibling_name(path);
-    f.fd_ = ::open(f.temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (f.fd_ < 0) return Error::make(Errc::kIo, "cannot create {}: {}", f.temp_, std::strerror(errno));
-    StateLogHeader h;
-    h.producer = producer.substr(0, 16);
-    f.buffer_ = encode_state_log_header(h);
-    return f;
-  }
-  LogFile() = default;
-  LogFile(LogFile&& o) noexcept { *this = std::move(o); }
-  LogFile& operator=(LogFile&& o) noexcept {
-    std::swap(fd_, o.fd_), path_ = o.path_, temp_ = o.temp_, buffer_ = std::move(o.buffer_), bytes_ = o.bytes_;
-    return *this;
-  }
-  ~LogFile() {
-    if (fd_ >= 0) ::close(fd_), ::unlink(temp_.c_str());  // not committed: no half log left behind
-  }
-
-  Status append(const Record& r) {
-    append_encoded_record(r, buffer_);
-    return buffer_.size() >= kLogBufferBytes ? flush() : Status{};
-  }
-  Status commit() {
-    LOCKSTEP_TRY_STATUS(flush());
-    if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
-      fd_ = -1;
-      ::unlink(temp_.c_str());
-      return Error::make(Errc::kIo, "writing {}: {}", temp_, std::strerror(errno));
-    }
-    fd_ = -1;
-    std::error_code ec;
-    std::filesystem::rename(temp_, path_, ec);
-    if (ec) {
-      ::unlink(temp_.c_str());
-      return Error::make(Errc::kIo, "cannot rename {} to {}: {}", temp_, path_.string(), ec.message());
-    }
-    return {};
-  }
-  std::uint64_t bytes() const { return bytes_ + buffer_.size(); }
-
- private:
-  Status flush() {
-    std::size_t done = 0;
-    while (done < buffer_.size()) {
-      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return Error::make(Errc::kIo, "writing {}: {}", temp_, std::strerror(errno));  // a full disk too
-      done += static_cast<std::size_t>(n);
-    }
-    bytes_ += buffer_.size();
-    buffer_.clear();
-    return {};
-  }
-  int fd_ = -1;
-  std::filesystem::path path_;
-  std::string temp_;
-  std::vector<std::uint8_t> buffer_;
-  std::uint64_t bytes_ = 0;
-};
 
 /// What a point's expressions see at a hit: the thread's registers and the process's memory.
 class HitEnvironment final : public harness::RecordEnvironment {
@@ -233,7 +167,7 @@ Result<Record> take_record(const RecordPointSpec& p, harness::Tracer& tracer, co
 class Session {
  public:
   Session(const harness::Profile& profile, const RecordOptions& options, const PointPlan& plan,
-          harness::Tracer& tracer, LogFile& log, RecordReport& report)
+          harness::Tracer& tracer, RecordLog& log, RecordReport& report)
       : profile_(profile), o_(options), plan_(plan), tracer_(tracer), log_(log), report_(report) {}
 
   Status run() {
@@ -242,18 +176,7 @@ class Session {
     if (o_.duration) deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(*o_.duration);
     for (bool done = false; !done;) {
       LOCKSTEP_TRY(harness::TraceEvent e, tracer_.next(deadline));
-      switch (e.kind) {
-        case harness::TraceEvent::Kind::kHit: LOCKSTEP_TRY(done, hit(e)); break;
-        case harness::TraceEvent::Kind::kTimeout: report_.end = RecordReport::End::kTime, done = true; break;
-        case harness::TraceEvent::Kind::kInterrupted:
-          report_.end = RecordReport::End::kInterrupted, report_.signal = e.signal, done = true;
-          break;
-        case harness::TraceEvent::Kind::kExited:
-          report_.exit_status = e.exit_status, report_.signal = e.signal;
-          report_.end = e.signal || e.exit_status ? RecordReport::End::kFailed : RecordReport::End::kExited;
-          done = true;
-          break;
-      }
+      LOCKSTEP_TRY(done, handle(e));
     }
     report_.threads = tracer_.threads_seen();
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -261,6 +184,21 @@ class Session {
   }
 
  private:
+  /// One event of the tracer; true when the recording ends with it.
+  Result<bool> handle(const harness::TraceEvent& e) {
+    using Kind = harness::TraceEvent::Kind;
+    if (e.kind == Kind::kHit) return hit(e);
+    if (e.kind == Kind::kTimeout) {
+      report_.end = RecordReport::End::kTime;
+    } else if (e.kind == Kind::kInterrupted) {
+      report_.end = RecordReport::End::kInterrupted, report_.signal = e.signal;
+    } else {
+      report_.exit_status = e.exit_status, report_.signal = e.signal;
+      report_.end = e.signal || e.exit_status ? RecordReport::End::kFailed : RecordReport::End::kExited;
+    }
+    return true;
+  }
+
   /// One breakpoint hit: the points at its address (a return point's entry arms its return), or a
   /// return point's return. True when the recording should stop.
   Result<bool> hit(const harness::TraceEvent& e) {
@@ -299,21 +237,18 @@ class Session {
       note_skip(i, r.error().message);
       return false;
     }
-    if (!report_.first_step) report_.first_step = r->step;
-    if (o_.steps && std::uint64_t{r->step} >= std::uint64_t{*report_.first_step} + *o_.steps) {
+    if (o_.steps && log_.past(*r, *o_.steps)) {
       report_.end = RecordReport::End::kSteps;
       return true;
     }
-    if (o_.snapshot_at && !report_.snapshot_taken && r->step >= *o_.snapshot_at) {
+    if (o_.snapshot_at && !report_.snapshot_taken && log_.keeping() && r->step >= *o_.snapshot_at) {
       LOCKSTEP_TRY(harness::Snapshot s, tracer_.snapshot(o_.snapshot_options));
       LOCKSTEP_TRY_STATUS(harness::save_snapshot(s, o_.snapshot));
       report_.snapshot_taken = true;
       report_.snapshot_step = r->step;
     }
-    LOCKSTEP_TRY_STATUS(log_.append(*r));
+    LOCKSTEP_TRY_STATUS(log_.add(std::move(*r)));
     ++c.records;
-    ++report_.records;
-    report_.last_step = r->step;
     return false;
   }
 
@@ -330,7 +265,7 @@ class Session {
   const RecordOptions& o_;
   const PointPlan& plan_;
   harness::Tracer& tracer_;
-  LogFile& log_;
+  RecordLog& log_;
   RecordReport& report_;
   std::map<std::pair<int, std::size_t>, std::uint64_t> returns_;  ///< (thread, point) → return address armed
 };
@@ -359,7 +294,7 @@ Result<RecordReport> record(const harness::Profile& profile, const RecordOptions
     return Error::make(Errc::kUsage, "--snapshot-at needs --snapshot FILE");
   LOCKSTEP_TRY(PointPlan plan, plan_points(profile));
   if (options.pid > 0) LOCKSTEP_TRY_STATUS(check_points_mapped(options.pid, profile, false));  // before attaching
-  LOCKSTEP_TRY(LogFile log, LogFile::open(options.log, options.producer));
+  LOCKSTEP_TRY(RecordLog log, RecordLog::open(options.log, options.producer, options.pid > 0));
 
   std::unique_ptr<harness::Tracer> tracer;
   if (options.pid > 0) {
@@ -381,8 +316,12 @@ Result<RecordReport> record(const harness::Profile& profile, const RecordOptions
   Status detached = tracer->detach();  // on every path: the program runs on
   LOCKSTEP_TRY_STATUS(ran);
   LOCKSTEP_TRY_STATUS(detached);
-  report.log_bytes = log.bytes();
   LOCKSTEP_TRY_STATUS(log.commit());
+  report.records = log.records();
+  report.dropped = log.dropped();
+  report.log_bytes = log.bytes();
+  report.first_step = log.first_step();
+  report.last_step = log.last_step();
   return report;
 }
 

@@ -401,7 +401,8 @@ Result<std::vector<FunctionSearch>> search_untaken_edges_of(const harness::Snaps
   std::vector<FunctionSearch> out(files.size());
   std::vector<std::optional<Error>> errors(files.size());
   auto one = [&](const cases::CaseFile& file, FunctionSearch& fs) -> Status {
-    LOCKSTEP_TRY(auto runner, CaseRunner::create(snapshot, profile, driver, {{file.function, file.name}}, labels));
+    LOCKSTEP_TRY(auto runner, CaseRunner::create(snapshot, profile, driver, {{file.function, file.name}}, labels,
+                                                 options.machine));
     LOCKSTEP_TRY(fs.searches, search_untaken_edges(*runner, file, labels, options));
     fs.function = file.function;
     fs.name = file.name;

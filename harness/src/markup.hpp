@@ -23,4 +23,23 @@ inline std::string markup_escape(std::string_view text) {
   return s;
 }
 
+/// `text` with control characters (below 0x20, and 0x7f) as \xNN: a name from a profile printed to a
+/// terminal cannot move its cursor, and XML 1.0 has no way to hold them even as references.
+inline std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(text.size());
+  for (char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) {
+      s += "\\x";
+      s += kHex[u >> 4];
+      s += kHex[u & 15];
+    } else {
+      s += ch;
+    }
+  }
+  return s;
+}
+
 }  // namespace lockstep::harness::detail

@@ -36,58 +36,6 @@ Fixed qdiv(Memory& m, Fixed a, Fixed b) {
   return div16(m, a, b);
 }
 
-Fixed low_word(double m_plus_sum) {
-  return static_cast<Fixed>(static_cast<std::uint32_t>(std::bit_cast<std::uint64_t>(m_plus_sum)));
-}
-
-std::int32_t round_to_int32(double x) {
-  if (!(x >= -2147483648.5 && x < 2147483647.5)) return std::numeric_limits<std::int32_t>::min();
-  const double f = std::floor(x);  // exact
-  const double frac = x - f;       // exact: x and f share the binade or f is 0 / a power of two below
-  double r = f;
-  if (frac > 0.5) {
-    r = f + 1.0;
-  } else if (frac == 0.5) {
-    // Tie: to the even neighbour.
-    const auto fi = static_cast<std::int64_t>(f);
-    if ((fi & 1) != 0) r = f + 1.0;
-  }
-  if (r < -2147483648.0 || r > 2147483647.0) return std::numeric_limits<std::int32_t>::min();
-  return static_cast<std::int32_t>(r);
-}
-
-// FUN_004d41a0
-Fixed dot16(const Vec3& a, const Vec3& b) {
-  double s = fild(a.x) * fild(b.x);
-  s = s + kRound;
-  s = s + fild(a.y) * fild(b.y);
-  s = s + fild(a.z) * fild(b.z);
-  return low_word(s);
-}
-
-// FUN_004d41df
-Vec3 cross16(const Vec3& a, const Vec3& b) {
-  Vec3 out;
-  out.x = low_word((fild(a.y) * fild(b.z) + kRound) - fild(a.z) * fild(b.y));
-  out.y = low_word((fild(a.z) * fild(b.x) + kRound) - fild(a.x) * fild(b.z));
-  out.z = round_to_int32((fild(a.x) * fild(b.y) - fild(a.y) * fild(b.x)) * kInv65536);
-  return out;
-}
-
-// FUN_004d465d
-Vec3 scale16(const Vec3& v, Fixed s) {
-  const double ds = fild(s);
-  return Vec3{low_word(fild(v.x) * ds + kRound), low_word(fild(v.y) * ds + kRound),
-              low_word(fild(v.z) * ds + kRound)};
-}
-
-// FUN_004d4606
-Vec3 scale16_fistp(const Vec3& v, Fixed s) {
-  const double ds = fild(s);
-  return Vec3{round_to_int32(fild(v.x) * ds * kInv65536), round_to_int32(fild(v.y) * ds * kInv65536),
-              round_to_int32(fild(v.z) * ds * kInv65536)};
-}
-
 // FUN_004d41a0
 Fixed dot16(Memory& m, GuestAddr a, GuestAddr b) { return dot16(m.vec3(a), m.vec3(b)); }
 

@@ -59,6 +59,20 @@ TEST(CliBindings, AWrongPortGivenByTheCallerMismatches) {
   const Replayed r = replay(bindings);
   EXPECT_EQ(r.code, kExitMismatch) << r.out << r.err;
   EXPECT_NE(r.out.find("MISMATCH paths::heading"), std::string::npos) << r.out;
+  // run's caller gave no program name: the report names lockstep's own executable.
+  EXPECT_NE(r.out.find("reproduce: lockstep replay "), std::string::npos) << r.out;
+
+  // main()'s argv: the report's "reproduce" line runs the executable that ran, on the corpus it was given.
+  const char* argv[] = {"build/mygame_lockstep", "replay", kCorpus.c_str(), "--max-reports", "1"};
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run(5, argv, cli::Io{out, err}, bindings), kExitMismatch) << err.str();
+  const std::string text = out.str();
+  const std::size_t line = text.find("  reproduce: ");
+  ASSERT_NE(line, std::string::npos) << text;
+  const std::string reproduce = text.substr(line, text.find('\n', line) - line);
+  EXPECT_TRUE(reproduce.starts_with("  reproduce: build/mygame_lockstep replay ")) << reproduce;
+  EXPECT_NE(reproduce.find(kCorpus), std::string::npos) << reproduce;
+  EXPECT_NE(reproduce.find(" --case 0x"), std::string::npos) << reproduce;
 }
 
 }  // namespace

@@ -580,25 +580,29 @@ TEST_F(CoverageHtml, AnUnwritablePathFailsCleanly) {
   Status s = write_coverage_html(sample_report(), nullptr, dir);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, Errc::kIo);
-  EXPECT_TRUE(contains(s.error().message, dir.string())) << s.error().message;
+  // The folder is made under a temporary name beside it, so the error names the parent it could not use.
+  EXPECT_TRUE(contains(s.error().message, file.string())) << s.error().message;
   EXPECT_EQ(files_in(root_), (std::set<std::string>{"plain-file"}));
   EXPECT_EQ(slurp(file), "not a directory");
 
   // The report directory itself a regular file: refused, the file untouched.
   Status s2 = write_coverage_html(sample_report(), nullptr, file);
   ASSERT_FALSE(s2.ok());
-  EXPECT_EQ(s2.error().code, Errc::kIo);
-  EXPECT_TRUE(contains(s2.error().message, "not a directory")) << s2.error().message;
+  EXPECT_EQ(s2.error().code, Errc::kUsage);
+  EXPECT_TRUE(contains(s2.error().message, "is not a folder")) << s2.error().message;
   EXPECT_EQ(slurp(file), "not a directory");
 }
 
-TEST_F(CoverageHtml, AnOutputPathInTheWayIsRefusedBeforeAnythingIsWritten) {
+// The report folder is replaced whole: an old folder's entries, even a directory where the index goes,
+// do not survive into the new report.
+TEST_F(CoverageHtml, AnOldReportFolderIsReplacedWhole) {
   const fs::path dir = root_ / "report";
   fs::create_directories(dir / "index.html");  // a directory where the index goes
+  std::ofstream(dir / "stale.html") << "old";
   Status s = write_coverage_html(sample_report(), nullptr, dir);
-  ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(contains(s.error().message, (dir / "index.html").string())) << s.error().message;
-  EXPECT_EQ(files_in(dir), (std::set<std::string>{"index.html"}));  // no pages, no stylesheet, no temporaries
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(fs::is_regular_file(dir / "index.html"));
+  EXPECT_FALSE(fs::exists(dir / "stale.html"));
 }
 
 }  // namespace

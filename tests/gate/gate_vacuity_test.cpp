@@ -37,14 +37,14 @@ class MutatingMemory final : public pod::Memory {
  public:
   MutatingMemory(pod::Memory& inner, pod::GuestAddr target, std::function<std::uint8_t(std::uint8_t)> change)
       : in_(inner), target_(target), change_(std::move(change)) {}
-  std::uint8_t load8(pod::GuestAddr a) override { return in_.load8(a); }
-  std::uint16_t load16(pod::GuestAddr a) override { return in_.load16(a); }
-  std::uint32_t load32(pod::GuestAddr a) override { return in_.load32(a); }
-  std::uint64_t load64(pod::GuestAddr a) override { return in_.load64(a); }
-  void store8(pod::GuestAddr a, std::uint8_t v) override { in_.store8(a, mutate(a, v, 1)); }
-  void store16(pod::GuestAddr a, std::uint16_t v) override { in_.store16(a, static_cast<std::uint16_t>(mutate(a, v, 2))); }
-  void store32(pod::GuestAddr a, std::uint32_t v) override { in_.store32(a, static_cast<std::uint32_t>(mutate(a, v, 4))); }
-  void store64(pod::GuestAddr a, std::uint64_t v) override { in_.store64(a, mutate(a, v, 8)); }
+  std::uint8_t load8_slow(pod::GuestAddr a) override { return in_.load8(a); }
+  std::uint16_t load16_slow(pod::GuestAddr a) override { return in_.load16(a); }
+  std::uint32_t load32_slow(pod::GuestAddr a) override { return in_.load32(a); }
+  std::uint64_t load64_slow(pod::GuestAddr a) override { return in_.load64(a); }
+  void store8_slow(pod::GuestAddr a, std::uint8_t v) override { in_.store8(a, mutate(a, v, 1)); }
+  void store16_slow(pod::GuestAddr a, std::uint16_t v) override { in_.store16(a, static_cast<std::uint16_t>(mutate(a, v, 2))); }
+  void store32_slow(pod::GuestAddr a, std::uint32_t v) override { in_.store32(a, static_cast<std::uint32_t>(mutate(a, v, 4))); }
+  void store64_slow(pod::GuestAddr a, std::uint64_t v) override { in_.store64(a, mutate(a, v, 8)); }
   int hits = 0;
 
  private:

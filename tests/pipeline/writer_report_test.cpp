@@ -1,6 +1,5 @@
 // A mismatch report points at the cause: under each differing field the original wrote, the
-// original's instruction that wrote it last (from the case file's writer runs) with the few before it
-// in its basic block.
+// original's instruction that wrote it last (from the case file's writer runs) with its data slice.
 //
 // The port here is deliberately wrong: drive::engine's binding with one byte of its store to
 // car[i]+0x440 engine_speed (the profile's [[struct]] car) changed. The expected writer is found
@@ -16,6 +15,7 @@
 
 #include "lockstep/cases/case_file.hpp"
 #include "lockstep/cases/corpus.hpp"
+#include "lockstep/harness/data_slice.hpp"
 #include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "lockstep/harness/profile.hpp"
@@ -112,12 +112,12 @@ TEST(WriterReport, AMismatchNamesTheStoreThatWroteTheField) {
   ASSERT_TRUE(std::regex_search(after, m, std::regex("written last by 0x([0-9a-f]{8}):\n"))) << text;
   const std::uint32_t writer = static_cast<std::uint32_t>(std::stoul(m[1].str(), nullptr, 16));
   EXPECT_TRUE(stores.count(writer)) << "0x" << std::hex << writer << " is not a store to +0x440 in:\n" << text;
-  // The context: at most kWriterContext instructions, then the writer.
+  // The data slice: instructions of the listing (or `...` between them), then the writer marked '>'.
   std::istringstream lines(m.suffix().str());
   std::string line;
   std::size_t before = 0;
   bool found_writer = false;
-  while (std::getline(lines, line) && line.starts_with("      ")) {
+  while (std::getline(lines, line) && (line.starts_with("      ") || line.starts_with("    > "))) {
     if (line.starts_with("    > ")) break;
     ++before;
   }
@@ -125,7 +125,33 @@ TEST(WriterReport, AMismatchNamesTheStoreThatWroteTheField) {
   std::snprintf(hex, sizeof hex, "%08x", writer);
   found_writer = line.starts_with("    > ") && line.find(hex) != std::string::npos;
   EXPECT_TRUE(found_writer) << "no '>' line for the writer:\n" << text;
-  EXPECT_LE(before, harness::kWriterContext) << text;
+  EXPECT_LE(before, harness::kMaxSliceInstructions) << text;
+
+  // Every byte shown was written by both sides: no `..`, so no legend for it.
+  EXPECT_EQ(text.find(" .. "), std::string::npos) << text;
+  EXPECT_EQ(text.find("(`..`: a byte not written"), std::string::npos) << text;
+  // A port that leaves the field's bytes unwritten: its line shows `..`, and the legend says what it means.
+  cases::BindingSet silent = pod::bindings::all();
+  for (auto& b : silent)
+    if (b.address == kEngine)
+      b.run = [right = b.run, &labels](const cases::Case& cs) {
+        cases::PortEffects fx = right(cs);
+        cases::ByteMap kept;
+        fx.writes.for_each([&](std::uint32_t a, std::uint8_t v) {
+          if (labels.name(a).find(" engine_speed") == std::string::npos) kept.set(a, v);
+        });
+        fx.writes = kept;
+        return fx;
+      };
+  auto silent_result = harness::replay(*corpus, silent, opt);
+  ASSERT_TRUE(silent_result.ok());
+  ASSERT_EQ(silent_result->functions[0].failures.size(), 1u);
+  const std::string silent_text = harness::format_mismatch(silent_result->functions[0],
+                                                           silent_result->functions[0].failures[0],
+                                                           harness::corpus_namer(*corpus, &labels));
+  EXPECT_NE(silent_text.find("    port     .. .. .. .. "), std::string::npos) << silent_text;
+  EXPECT_NE(silent_text.find("(`..`: a byte not written: on the port's line, one the port did not write"), std::string::npos)
+      << silent_text;
 
   // The same case without writers (as a file of version 2 reads): the report says they are unknown.
   cases::Corpus old = *corpus;

@@ -38,14 +38,14 @@ class Capture final : public pod::Memory {
  public:
   explicit Capture(pod::Memory& inner) : inner_(inner) {}
   lockstep::cases::ByteMap inputs, writes;
-  std::uint8_t load8(pod::GuestAddr a) override { return static_cast<std::uint8_t>(note(a, inner_.load8(a), 1)); }
-  std::uint16_t load16(pod::GuestAddr a) override { return static_cast<std::uint16_t>(note(a, inner_.load16(a), 2)); }
-  std::uint32_t load32(pod::GuestAddr a) override { return static_cast<std::uint32_t>(note(a, inner_.load32(a), 4)); }
-  std::uint64_t load64(pod::GuestAddr a) override { return note(a, inner_.load64(a), 8); }
-  void store8(pod::GuestAddr a, std::uint8_t v) override { put(a, v, 1), inner_.store8(a, v); }
-  void store16(pod::GuestAddr a, std::uint16_t v) override { put(a, v, 2), inner_.store16(a, v); }
-  void store32(pod::GuestAddr a, std::uint32_t v) override { put(a, v, 4), inner_.store32(a, v); }
-  void store64(pod::GuestAddr a, std::uint64_t v) override { put(a, v, 8), inner_.store64(a, v); }
+  std::uint8_t load8_slow(pod::GuestAddr a) override { return static_cast<std::uint8_t>(note(a, inner_.load8(a), 1)); }
+  std::uint16_t load16_slow(pod::GuestAddr a) override { return static_cast<std::uint16_t>(note(a, inner_.load16(a), 2)); }
+  std::uint32_t load32_slow(pod::GuestAddr a) override { return static_cast<std::uint32_t>(note(a, inner_.load32(a), 4)); }
+  std::uint64_t load64_slow(pod::GuestAddr a) override { return note(a, inner_.load64(a), 8); }
+  void store8_slow(pod::GuestAddr a, std::uint8_t v) override { put(a, v, 1), inner_.store8(a, v); }
+  void store16_slow(pod::GuestAddr a, std::uint16_t v) override { put(a, v, 2), inner_.store16(a, v); }
+  void store32_slow(pod::GuestAddr a, std::uint32_t v) override { put(a, v, 4), inner_.store32(a, v); }
+  void store64_slow(pod::GuestAddr a, std::uint64_t v) override { put(a, v, 8), inner_.store64(a, v); }
 
  private:
   std::uint64_t note(pod::GuestAddr a, std::uint64_t v, unsigned n) {

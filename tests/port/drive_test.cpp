@@ -106,6 +106,35 @@ TEST_F(FactsDrive, F042_TorqueIndexIsRpmOver256) {
   }
 }
 
+// F037: the engine speed +0x440 is in rad/s. A wheel turning once a second (2π rad/s: its roll
+// angle, in radians, advances by 2π × dt, F096's wheel roll) drives an engine in a gear of ratio 1 at
+// 2π rad/s: in gear it follows the wheels (F041), and the torque stage reads that speed as 60 rpm
+// (60 / 256 into the curve, F042). Were +0x440 in rpm or revolutions, the curve would be read at
+// 2π / 256 or at 1 / 256 instead.
+TEST_F(FactsDrive, F037_EngineSpeedIsRadiansPerSecond) {
+  const pod::Fixed turn_a_second = static_cast<pod::Fixed>(std::lround(2 * M_PI * 65536));
+  w.set_dt(0x1000);
+  w.m.put_i32(pod::addr::kFrameTime + 8, 0x1000);  // the step's time, 1/16 s, which the roll uses
+  car.point(0).set(Point::roll_angle, 0);
+  spin_front(turn_a_second);
+  pod::step::wheel_roll(w.m, car.addr());
+  EXPECT_NEAR(car.point(0).get(Point::roll_angle) / 65536.0, 2 * M_PI / 16, 1e-4) << "the wheels turn in radians";
+  // In first gear of ratio 1, no change running, no idle floor: the engine follows the wheels.
+  car.set(Car::ratios[0], 0x10000);
+  car.set(Car::gear, std::int8_t{1});
+  car.set(Car::gear_timer, 0);
+  car.set(Car::idle, 0);
+  car.set(Car::throttle, 0x10000);
+  w.driver(0).set(pod::Driver::flags, 2u);
+  const pod::GuestAddr curve = car.get(Car::torque_curve);
+  for (std::uint32_t i = 0; i < 40; ++i) w.m.put_i32(curve + 4 * i, static_cast<std::int32_t>(i + 1) << 16);
+  pod::drive::torque(w.m, car.addr(), driver);  // +0x444 from this step's spins
+  pod::drive::engine(w.m, car.addr(), driver);
+  EXPECT_NEAR(car.get(Car::engine_speed) / 65536.0, 2 * M_PI, 1e-4) << "the engine turns at the wheels' rad/s";
+  const pod::Fixed t = pod::drive::torque(w.m, car.addr(), driver);
+  EXPECT_NEAR(t / 65536.0, 1.0 + 60.0 / 256.0, 2e-4) << "the curve is read at 60 rpm";
+}
+
 // F043: × 0.70 (0xb3b0) for a human driver (driver flag bit 0).
 TEST_F(FactsDrive, F043_HumanTorqueIsScaledBy0xb3b0) {
   const pod::Fixed computer = torque_at(*this, 200.0, 2);

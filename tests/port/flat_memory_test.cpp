@@ -54,7 +54,7 @@ TEST(FlatMemory, FaultTextNamesAccessSizeAndEveryHexDigit) {
 // A range may end exactly at 2^32, not one byte past it; mapped() never wraps round to address 0.
 TEST(FlatMemory, RangesReachTheTopOfTheAddressSpaceAndNoFurther) {
   pod::FlatMemory m;
-  auto& top = m.map(0xffffff00u, 0x100);
+  auto top = m.map(0xffffff00u, 0x100);
   EXPECT_EQ(top.size(), 0x100u);
   m.map(0, 0x10);
   EXPECT_THROW(m.map(0xfffffe00u, 0x201), std::invalid_argument);

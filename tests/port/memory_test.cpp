@@ -8,7 +8,7 @@ namespace {
 
 TEST(FlatMemory, LittleEndianAtEveryWidth) {
   pod::FlatMemory m;
-  auto& bytes = m.map(0x1000, 0x100);
+  auto bytes = m.map(0x1000, 0x100);
   m.put_u32(0x1000, 0x11223344u);
   EXPECT_EQ(bytes[0], 0x44);
   EXPECT_EQ(bytes[3], 0x11);

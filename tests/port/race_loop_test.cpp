@@ -235,14 +235,14 @@ class OrderLog final : public pod::Memory {
       if (log[static_cast<std::size_t>(i)].write == write && in(log[static_cast<std::size_t>(i)].address, a, n)) return i;
     return -1;
   }
-  std::uint8_t load8(pod::GuestAddr a) override { return note(a, false), inner_.load8(a); }
-  std::uint16_t load16(pod::GuestAddr a) override { return note(a, false), inner_.load16(a); }
-  std::uint32_t load32(pod::GuestAddr a) override { return note(a, false), inner_.load32(a); }
-  std::uint64_t load64(pod::GuestAddr a) override { return note(a, false), inner_.load64(a); }
-  void store8(pod::GuestAddr a, std::uint8_t v) override { note(a, true), inner_.store8(a, v); }
-  void store16(pod::GuestAddr a, std::uint16_t v) override { note(a, true), inner_.store16(a, v); }
-  void store32(pod::GuestAddr a, std::uint32_t v) override { note(a, true), inner_.store32(a, v); }
-  void store64(pod::GuestAddr a, std::uint64_t v) override { note(a, true), inner_.store64(a, v); }
+  std::uint8_t load8_slow(pod::GuestAddr a) override { return note(a, false), inner_.load8(a); }
+  std::uint16_t load16_slow(pod::GuestAddr a) override { return note(a, false), inner_.load16(a); }
+  std::uint32_t load32_slow(pod::GuestAddr a) override { return note(a, false), inner_.load32(a); }
+  std::uint64_t load64_slow(pod::GuestAddr a) override { return note(a, false), inner_.load64(a); }
+  void store8_slow(pod::GuestAddr a, std::uint8_t v) override { note(a, true), inner_.store8(a, v); }
+  void store16_slow(pod::GuestAddr a, std::uint16_t v) override { note(a, true), inner_.store16(a, v); }
+  void store32_slow(pod::GuestAddr a, std::uint32_t v) override { note(a, true), inner_.store32(a, v); }
+  void store64_slow(pod::GuestAddr a, std::uint64_t v) override { note(a, true), inner_.store64(a, v); }
 
  private:
   static bool in(pod::GuestAddr x, pod::GuestAddr a, std::uint32_t n) { return x >= a && x - a < n; }

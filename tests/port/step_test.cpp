@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <vector>
 
 #include "pod/collide.hpp"
+#include "pod/drive.hpp"
 #include "pod/math.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
@@ -112,6 +115,117 @@ TEST_F(FactsStep, F026_EngineStageRunsBeforeTheTorqueStage) {
   step();
   EXPECT_EQ(car.get(Car::engine_speed), 321 << 16) << "stage 7 used last step's +0x444";
   EXPECT_EQ(car.get(Car::wheel_engine_speed), pod::math::mul16(10 << 16, 0x120000)) << "stage 8 set it";
+}
+
+// Every access a step makes, in order: a Memory over the world's that records (address, width,
+// write) before passing the access on.
+class TracingMemory final : public pod::Memory {
+ public:
+  struct Access {
+    pod::GuestAddr address;
+    unsigned width;
+    bool write;
+  };
+  explicit TracingMemory(pod::Memory& inner) : inner_(inner) {}
+  std::vector<Access> trace;
+
+  std::uint8_t load8_slow(pod::GuestAddr a) override { return note(a, 1, false), inner_.load8(a); }
+  std::uint16_t load16_slow(pod::GuestAddr a) override { return note(a, 2, false), inner_.load16(a); }
+  std::uint32_t load32_slow(pod::GuestAddr a) override { return note(a, 4, false), inner_.load32(a); }
+  std::uint64_t load64_slow(pod::GuestAddr a) override { return note(a, 8, false), inner_.load64(a); }
+  void store8_slow(pod::GuestAddr a, std::uint8_t v) override { note(a, 1, true), inner_.store8(a, v); }
+  void store16_slow(pod::GuestAddr a, std::uint16_t v) override { note(a, 2, true), inner_.store16(a, v); }
+  void store32_slow(pod::GuestAddr a, std::uint32_t v) override { note(a, 4, true), inner_.store32(a, v); }
+  void store64_slow(pod::GuestAddr a, std::uint64_t v) override { note(a, 8, true), inner_.store64(a, v); }
+
+  /// The index of the first (or last) access of that kind to the address, or -1.
+  long first(pod::GuestAddr a, bool write) const {
+    for (std::size_t i = 0; i < trace.size(); ++i)
+      if (trace[i].address == a && trace[i].write == write) return static_cast<long>(i);
+    return -1;
+  }
+  long last(pod::GuestAddr a, bool write) const {
+    for (std::size_t i = trace.size(); i-- > 0;)
+      if (trace[i].address == a && trace[i].write == write) return static_cast<long>(i);
+    return -1;
+  }
+
+ private:
+  void note(pod::GuestAddr a, unsigned width, bool write) { trace.push_back({a, width, write}); }
+  pod::Memory& inner_;
+};
+
+// F026: the 32 stages run in the order of the physics document's table. Each stage is seen in the
+// step's memory trace by an access only it makes (its marker, below); the markers' positions must
+// rise with the stage number, so swapping any two stages (or moving one past another) fails. The
+// state makes every stage act: a computer driver with a catch-up record (stage 1), a controller
+// (2), an automatic car in first gear (4, 5), on the ground at rest without throttle (15: the slope
+// hold reads the weight first), wheel 3 in the air since the last step (22: its sub-steps), all on
+// a flat track. Stage 21 (the wall impacts) runs inside stage 20 (F034): its marker lies after the
+// body's first one and before stage 22's.
+TEST_F(FactsStep, F026_TheThirtyTwoStagesRunInTheDocumentsOrder) {
+  settle();
+  const pod::GuestAddr c = car.addr();
+  const pod::GuestAddr d = driver.addr();
+  driver.set(Driver::flags, 2u);  // a computer car: the catch-up (1) and the stuck timer (31) run
+  driver.set(Driver::catch_up, pod::addr::kCatchUpRecords);
+  w.m.put_i32(pod::addr::kCatchUpRecords, -1);  // its target: no racer, so nothing is scaled
+  driver.set(Driver::stuck_timer, 0);
+  driver.set(Driver::input, 0u);
+  car.set(Car::gearbox_flags, pod::drive::kAutomatic);
+  car.set(Car::gear, std::int8_t{1});
+  car.set(Car::gear_timer, 0);
+  car.set(Car::gear_request, std::uint8_t{0});
+  car.point(3).set(Point::touching, std::uint8_t{0});
+  TracingMemory t(w.m);
+  long controller_at = -1;
+  pod::step::step(t, c, d, pod::step::Scratch{}, [&](pod::Memory&, pod::GuestAddr, pod::GuestAddr) {
+    controller_at = static_cast<long>(t.trace.size());
+  });
+  const auto p = [&](int i, std::uint32_t offset) { return c + static_cast<std::uint32_t>(i) * Point::kSize + offset; };
+  struct Marker {
+    const char* stage;
+    long at;
+  };
+  const Marker markers[] = {
+      {"1 catch-up: reads driver +0x90", t.first(d + 0x90, false)},
+      {"2 the controller", controller_at},
+      {"3 input bits: writes +0x4fa", t.first(c + 0x4fa, true)},
+      {"4 automatic: reads the up shift point +0x474", t.first(c + 0x474, false)},
+      {"5 gears: writes the gear +0x44a", t.first(c + 0x44a, true)},
+      {"6 wheel axes: writes wheel 0's +0x60", t.first(p(0, 0x60), true)},
+      {"7 engine: writes +0x440", t.first(c + 0x440, true)},
+      {"8 torque: writes +0x464", t.first(c + 0x464, true)},
+      {"9 torque split: writes wheel 0's +0x54", t.first(p(0, 0x54), true)},
+      {"10 brakes: writes wheel 0's +0x58", t.first(p(0, 0x58), true)},
+      {"11 rolling resistance: reads wheel 0's +0x90", t.first(p(0, 0x90), false)},
+      {"12 air: reads the drag +0x530", t.first(c + 0x530, false)},
+      {"13 grip: reads the side stiffness +0x540", t.first(c + 0x540, false)},
+      {"14 wheel drive: reads wheel 0's +0x58", t.first(p(0, 0x58), false)},
+      {"15 slope hold: reads the weight +0x53c", t.first(c + 0x53c, false)},
+      {"16 springs: writes wheel 0's +0x9c", t.first(p(0, 0x9c), true)},
+      {"17 normal forces: writes wheel 0's +0xa0", t.first(p(0, 0xa0), true)},
+      {"18 tyres: writes wheel 0's +0x39", t.first(p(0, 0x39), true)},
+      {"19 touch-time scaling: reads wheel 0's +0xd4", t.first(p(0, 0xd4), false)},
+      {"20 body: writes the carried force +0x4d4", t.first(c + 0x4d4, true)},
+      {"21 wall impacts (inside 20): write wheel 0's +0x84", t.first(p(0, 0x84), true)},
+      {"22 sub-steps: write wheel 3's +0x98", t.first(p(3, 0x98), true)},
+      {"23 points placed: write wheel 0's +0x00", t.first(p(0, 0x00), true)},
+      {"24 track pass: writes its counter +0x43c", t.first(c + 0x43c, true)},
+      {"25 wheel spin: writes wheel 0's +0x50", t.first(p(0, 0x50), true)},
+      {"26 skid marks: write wheel 0's +0x20", t.first(p(0, 0x20), true)},
+      {"27 travel: reads wheel 0's +0xa4", t.first(p(0, 0xa4), false)},
+      {"28 push-out: the last read of wheel 0's +0xc0", t.last(p(0, 0xc0), false)},
+      {"29 touching counters: write wheel 0's +0xd4", t.first(p(0, 0xd4), true)},
+      {"30 beacon test: the move written at 0x4f3368", t.first(pod::addr::kChassisMove, true)},
+      {"31 stuck timer: writes driver +0x7c", t.first(d + 0x7c, true)},
+      {"32 sound state: writes +0x4f9", t.first(c + 0x4f9, true)},
+  };
+  for (const Marker& m : markers) EXPECT_GE(m.at, 0) << "stage " << m.stage << ": not seen";
+  for (std::size_t i = 1; i < std::size(markers); ++i)
+    EXPECT_LT(markers[i - 1].at, markers[i].at) << "stage " << markers[i - 1].stage << " after stage " << markers[i].stage;
+  // Stage 21 inside stage 20: the body writes its velocity +0x4c8 after the impacts.
+  EXPECT_LT(markers[20].at, t.last(c + 0x4c8, true)) << "the wall impacts run inside the body";
 }
 
 // F032: under 10 units/s (with no throttle) the car is held on a slope: the weight's part along the

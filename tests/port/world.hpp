@@ -36,14 +36,14 @@ class RecordingMemory final : public pod::Memory {
     return it != writes.end() && *it < hi;
   }
 
-  std::uint8_t load8(pod::GuestAddr a) override { return note_r(a, 1), inner_.load8(a); }
-  std::uint16_t load16(pod::GuestAddr a) override { return note_r(a, 2), inner_.load16(a); }
-  std::uint32_t load32(pod::GuestAddr a) override { return note_r(a, 4), inner_.load32(a); }
-  std::uint64_t load64(pod::GuestAddr a) override { return note_r(a, 8), inner_.load64(a); }
-  void store8(pod::GuestAddr a, std::uint8_t v) override { note_w(a, 1), inner_.store8(a, v); }
-  void store16(pod::GuestAddr a, std::uint16_t v) override { note_w(a, 2), inner_.store16(a, v); }
-  void store32(pod::GuestAddr a, std::uint32_t v) override { note_w(a, 4), inner_.store32(a, v); }
-  void store64(pod::GuestAddr a, std::uint64_t v) override { note_w(a, 8), inner_.store64(a, v); }
+  std::uint8_t load8_slow(pod::GuestAddr a) override { return note_r(a, 1), inner_.load8(a); }
+  std::uint16_t load16_slow(pod::GuestAddr a) override { return note_r(a, 2), inner_.load16(a); }
+  std::uint32_t load32_slow(pod::GuestAddr a) override { return note_r(a, 4), inner_.load32(a); }
+  std::uint64_t load64_slow(pod::GuestAddr a) override { return note_r(a, 8), inner_.load64(a); }
+  void store8_slow(pod::GuestAddr a, std::uint8_t v) override { note_w(a, 1), inner_.store8(a, v); }
+  void store16_slow(pod::GuestAddr a, std::uint16_t v) override { note_w(a, 2), inner_.store16(a, v); }
+  void store32_slow(pod::GuestAddr a, std::uint32_t v) override { note_w(a, 4), inner_.store32(a, v); }
+  void store64_slow(pod::GuestAddr a, std::uint64_t v) override { note_w(a, 8), inner_.store64(a, v); }
 
  private:
   void note_r(pod::GuestAddr a, unsigned n) {

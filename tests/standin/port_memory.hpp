@@ -28,7 +28,7 @@ inline bool scratch_pages_taken(const lockstep::harness::Snapshot& snapshot) {
 /// Maps into an empty memory the snapshot's regions with their bytes and the two scratch pages, zeroed.
 inline void map_port_memory(pod::FlatMemory& m, const lockstep::harness::Snapshot& snapshot) {
   for (const auto& r : snapshot.regions) {
-    auto& bytes = m.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
+    auto bytes = m.map(r.base, static_cast<std::uint32_t>(r.bytes.size()));
     std::copy(r.bytes.begin(), r.bytes.end(), bytes.begin());
   }
   m.map(kSlipSlot, 0x1000);

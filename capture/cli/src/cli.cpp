@@ -7,8 +7,10 @@
 #include <memory>
 
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "command.hpp"
+#include "path_options.hpp"
 
 namespace lockstep::cli {
 namespace {
@@ -17,25 +19,51 @@ namespace {
 std::vector<Command> all_commands() {
   return {snapshot_command(), info_command(),   call_command(),          check_steps_command(),
           capture_command(),  replay_command(), merge_reports_command(), coverage_command(),
-          probe_command(),    version_command(), record_command()};
+          probe_command(),    progress_command(), profile_command(),       version_command(),
+          record_command()};
+}
+
+}  // namespace
+
+std::unique_ptr<CLI::App> make_command_line(const cases::BindingSet& bindings,
+                                            std::vector<std::pair<CLI::App*, Action>>& actions) {
+  auto app = std::make_unique<CLI::App>(
+      "lockstep: proves a port of a 32-bit x86 game byte for byte against the original under Unicorn", "lockstep");
+  app->require_subcommand(1);
+  app->set_help_all_flag("--help-all", "Show help for every command");
+  app->set_version_flag("--version", version_line());
+  app->footer("Exit codes: 0 ok, 1 mismatch, 2 bad input or usage, 3 guest fault (also a budget or timeout "
+              "running out), 4 environment (permissions, I/O), 5 internal error, 6 a search found nothing. A command "
+              "that ran everything reports its worst outcome: 3 over 1 over 6 over 0.");
+  auto cmds = all_commands();
+  std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+  for (const auto& c : cmds) {
+    CLI::App* sub = app->add_subcommand(c.name, c.help);
+    actions.emplace_back(sub, c.setup(*sub, bindings));
+  }
+  return app;
+}
+
+namespace {
+
+/// kUsage naming the commands when the first word is none of them (CLI11 says "A subcommand is required").
+Status check_command_name(const std::vector<std::string>& args, CLI::App& app) {
+  if (args.empty() || args[0].starts_with("-")) return {};
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  if (std::find(names.begin(), names.end(), args[0]) != names.end()) return {};
+  return Error::make(Errc::kUsage, "'{}' is not a lockstep command; the commands are: {}", args[0],
+                     fmt::join(names, ", "));
 }
 
 // The command line parsed and its command run; what the action throws is caught by run().
 int run_command_line(const std::vector<std::string>& args, Io& io, const cases::BindingSet& bindings) {
-  CLI::App app{"lockstep: proves a port of a 32-bit x86 game byte for byte against the original under Unicorn",
-               "lockstep"};
-  app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "Show help for every command");
-  app.set_version_flag("--version", version_line());
-  app.footer("Exit codes: 0 ok, 1 mismatch, 2 bad input or usage, 3 guest fault (also a budget or timeout "
-             "running out), 4 environment (permissions, I/O), 5 internal error, 6 a search found nothing, 7 a recorded program ended before the recording did. A command "
-             "that ran everything reports its worst outcome: 3 over 1 over 6 over 0.");
-  auto cmds = all_commands();
-  std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
   std::vector<std::pair<CLI::App*, Action>> actions;
-  for (const auto& c : cmds) {
-    CLI::App* sub = app.add_subcommand(c.name, c.help);
-    actions.emplace_back(sub, c.setup(*sub, bindings));
+  std::unique_ptr<CLI::App> app_owner = make_command_line(bindings, actions);
+  CLI::App& app = *app_owner;
+  if (auto s = check_command_name(args, app); !s.ok()) {
+    fmt::print(io.err, "lockstep: usage error: {}\nRun 'lockstep --help' for the commands.\n", s.error().message);
+    return kExitBadInput;
   }
   std::vector<std::string> rev(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
@@ -60,8 +88,12 @@ int run_command_line(const std::vector<std::string>& args, Io& io, const cases::
     fmt::print(io.err, "lockstep: usage error: {}\nRun 'lockstep --help' for the commands.\n", e.what());
     return kExitBadInput;
   }
-  for (auto& [sub, act] : actions)
-    if (sub->parsed()) return act(io);
+  for (auto& [sub, act] : actions) {
+    if (!sub->parsed()) continue;
+    // Empty values and outputs onto inputs are refused before the command reads anything.
+    if (auto s = check_option_values(*sub); !s.ok()) return report(io, s.error());
+    return act(io);
+  }
   return kExitBadInput;
 }
 
@@ -94,6 +126,7 @@ int run(std::span<const std::string_view> args, Io io, const cases::BindingSet& 
 }
 
 int run(int argc, const char* const* argv, Io io, const cases::BindingSet& bindings) {
+  if (argc > 0 && argv[0] != nullptr && argv[0][0] != '\0') io.program = argv[0];
   try {
     return run(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + (argc > 0 ? argc : 0)), io, bindings);
   } catch (const std::bad_alloc&) {

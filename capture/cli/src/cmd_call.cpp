@@ -87,8 +87,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
 
   MachineConfig cfg = config_from_profile(profile);
   cfg.thread = o.thread;
-  cfg.block_budget = o.limits.block_budget;
-  cfg.timeout_ms = o.limits.timeout_ms;
+  apply_run_limits(o.limits, cfg);
   LOCKSTEP_TRY(auto machine, Machine::create(snap, cfg));
   for (const std::string& p : o.pokes) {
     LOCKSTEP_TRY(Poke poke, parse_poke(p, labels));

@@ -55,6 +55,15 @@ Result<CaptureInputs> load_inputs(const CaptureArgs& a, const ImageOption& image
   return in;
 }
 
+/// A capture that kept no case writes nothing (an empty corpus would replace a good one, and every
+/// reader refuses it): 3 when runs faulted, else 2 (the functions chosen are never called there).
+int report_no_cases(const std::string& out, std::uint64_t runs, std::uint64_t faulted, Io& io) {
+  const std::string why = faulted ? fmt::format("{} of {} runs faulted and the others called none of the functions", faulted, runs)
+                                  : fmt::format("none of {} runs called the chosen functions", runs);
+  return report(io, Error::make(faulted ? Errc::kGuestFault : Errc::kUsage,
+                                "no case was captured ({}); {} was not written", why, out));
+}
+
 /// Cases from a call list instead of a step log (--calls).
 int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.steplog.empty() || !a.functions.empty() || !a.pokes.empty() || !a.driver.empty())
@@ -68,6 +77,7 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   auto list_bytes = read_file(a.calls);
   if (!list_bytes.ok()) return report(io, list_bytes.error());
   capture::CallsCaptureOptions opt;
+  apply_run_limits(a.limits, opt.machine);  // a call list's calls are limited like a driver's runs
   opt.snapshot_sha256 = snapshot.content_sha256();
   auto rep = capture::capture_calls(snapshot, profile, *list, opt);
   if (!rep.ok()) return report(io, rep.error());
@@ -79,9 +89,10 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   m.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
                           std::filesystem::path(a.calls).filename().string(),
                           std::filesystem::path(a.profile).filename().string(), to_hex(sha256(*list_bytes)));
-  if (auto s = cases::write_corpus(a.out, m, rep->capture.files); !s.ok()) return report(io, s.error());
   for (const auto& f : rep->faults)
     fmt::print(io.err, "lockstep: {}:{}: [[call]] #{} faulted: {}\n", a.calls, f.line, f.index + 1, f.message);
+  if (rep->capture.cases() == 0) return report_no_cases(a.out, rep->capture.runs, rep->faults.size(), io);
+  if (auto s = cases::write_corpus(a.out, m, rep->capture.files); !s.ok()) return report(io, s.error());
   fmt::print(io.out, "{} of {} calls returned\n", rep->capture.runs - rep->faults.size(), rep->capture.runs);
   for (const auto& f : rep->capture.files)
     fmt::print(io.out, "  0x{:08x} {:<28} {} cases\n", f.function, f.name, f.cases.size());
@@ -105,8 +116,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   opt.sampling = {a.every, a.max};
   opt.driver = a.driver;
   opt.jobs = a.jobs;
-  opt.machine.block_budget = a.limits.block_budget;
-  opt.machine.timeout_ms = a.limits.timeout_ms;
+  apply_run_limits(a.limits, opt.machine);
   opt.snapshot_sha256 = snapshot.content_sha256();  // by content: the same state, the same corpus
   for (const auto& f : a.functions) {
     auto spec = profile.find_function(f);
@@ -140,6 +150,7 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   for (const auto& f : a.functions) m.command += " --fn " + f;
   m.command += fmt::format(" --every {} --max {}", a.every, a.max);
   for (const auto& p : a.pokes) m.command += " --poke " + p;
+  if (rep->cases() == 0) return report_no_cases(a.out, rep->runs_captured, rep->faulted, io);
   if (auto s = cases::write_corpus(a.out, m, rep->files, a.jobs); !s.ok()) return report(io, s.error());
 
   fmt::print(io.out, "driver {}: {} of {} runs captured{}\n", rep->driver, rep->runs_captured, rep->runs,

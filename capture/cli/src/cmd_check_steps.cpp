@@ -40,8 +40,7 @@ Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOptio
   opt.max_steps = o.max_steps;
   opt.max_reports = o.max_reports;
   opt.machine.thread = o.thread;
-  opt.machine.block_budget = o.limits.block_budget;
-  opt.machine.timeout_ms = o.limits.timeout_ms;
+  apply_run_limits(o.limits, opt.machine);
   const bool tty = &io.err == &std::cerr && ::isatty(2);
   if (tty)
     opt.progress = [&io](std::uint64_t done, std::uint64_t total) {

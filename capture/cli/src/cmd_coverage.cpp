@@ -29,6 +29,7 @@ struct CoverageArgs {
   std::vector<std::string> functions;
   bool any_snapshot = false, quiet = false;
   unsigned jobs = 1;
+  harness::MachineConfig limits;  ///< --budget, --timeout
 };
 
 int run_coverage(const CoverageArgs& a, Io& io) {
@@ -50,6 +51,7 @@ int run_coverage(const CoverageArgs& a, Io& io) {
   const harness::Labeler labels(*profile);
   capture::CoverageOptions opt;
   opt.jobs = a.jobs;
+  apply_run_limits(a.limits, opt.machine);
   const bool tty = !a.quiet && ::isatty(2);
   if (tty)
     opt.progress = [&io](std::uint64_t done, std::uint64_t total) {
@@ -124,6 +126,7 @@ Action setup_coverage(CLI::App& app, const cases::BindingSet& /*bindings: runs n
                    "Threads over the corpus's functions, each with its own machine (default 1); the report is the "
                    "same for any N");
   app.add_flag("--quiet", a->quiet, "No progress line");
+  add_run_limits(app, a->limits, "one re-run");
   return [a](Io& io) { return run_coverage(*a, io); };
 }
 

@@ -37,6 +37,7 @@ struct ProbeArgs {
   bool add = false, search = false, dry_run = false, any_snapshot = false, poke_constants = false;
   std::uint32_t budget = 5000, start_cases = 8;
   unsigned jobs = 1;
+  harness::MachineConfig limits;  ///< --block-budget, --timeout of each run
   const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
 };
 
@@ -112,7 +113,8 @@ int search_all_untaken(const ProbeArgs& a, cases::Corpus& corpus, const harness:
     options.functions = *r;
   }
   options.driver = driver;
-  options.search = {a.budget, a.start_cases, 1, a.poke_constants};
+  options.search = {a.budget, a.start_cases, 1, a.poke_constants, {}};
+  apply_run_limits(a.limits, options.search.machine);
   options.jobs = jobs;
   auto result = capture::search_corpus_edges(corpus, snapshot, profile, &labels, *a.bindings, options);
   if (!result.ok()) return report(io, result.error());
@@ -193,10 +195,12 @@ int run_probe(const ProbeArgs& a, Io& io) {
     if (!file) return report(io, Error::make(Errc::kNotFound, "the corpus has no cases of 0x{:08x}", fn));
     auto goal = capture::parse_edge_goal(a.edge);
     if (!goal.ok()) return report(io, goal.error());
-    auto runner = capture::CaseRunner::create(*snapshot, *profile, driver, {{fn, file->name}}, &labels);
+    harness::MachineConfig cfg;
+    apply_run_limits(a.limits, cfg);
+    auto runner = capture::CaseRunner::create(*snapshot, *profile, driver, {{fn, file->name}}, &labels, cfg);
     if (!runner.ok()) return report(io, runner.error());
     const auto t0 = std::chrono::steady_clock::now();
-    auto res = capture::search_edge(**runner, *file, *goal, &labels, {a.budget, a.start_cases, 1, a.poke_constants});
+    auto res = capture::search_edge(**runner, *file, *goal, &labels, {a.budget, a.start_cases, 1, a.poke_constants, {}});
     if (!res.ok()) return report(io, res.error());
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print(io.out, "search for 0x{:08x} {} in {} ({}): {} runs of the original, {:.2f} s, {} start cases reach the branch\n",
@@ -254,7 +258,9 @@ int run_probe(const ProbeArgs& a, Io& io) {
     if (!poke.ok()) return report(io, poke.error().wrap("--poke {}", p));
     pokes.push_back({poke->address, poke->bytes});
   }
-  auto runner = capture::CaseRunner::create(*snapshot, *profile, driver, {{c.function, c.name}}, &labels);
+  harness::MachineConfig cfg;
+  apply_run_limits(a.limits, cfg);
+  auto runner = capture::CaseRunner::create(*snapshot, *profile, driver, {{c.function, c.name}}, &labels, cfg);
   if (!runner.ok()) return report(io, runner.error());
   auto probe = capture::probe_case(**runner, c, start, pokes);
   if (!probe.ok()) return report(io, probe.error());
@@ -323,6 +329,7 @@ Action setup_probe(CLI::App& app, const cases::BindingSet& bindings) {
                  "of --fn (or of every function of the corpus)");
   add_unsigned_option(app, "--budget", a->budget, "Runs of the original the search may spend (default 5000)", 1);
   add_unsigned_option(app, "--start-cases", a->start_cases, "Cases reaching the branch to start from (default 8)", 1);
+  add_run_limits(app, a->limits, "one run of the original", "--block-budget");
   app.add_option("--into", a->into, "Write found states into this corpus (made if missing) instead of CORPUS");
   add_jobs_option(app, a->jobs,
                    "--search --edge untaken: threads over the functions, each with its own machine (default 1); the "

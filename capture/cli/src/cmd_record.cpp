@@ -42,9 +42,12 @@ void print_report(Io& io, const capture::RecordReport& r, const std::string& log
   if (r.seconds > 0) fmt::print(io.out, ", {:.0f} records/s", static_cast<double>(r.records) / r.seconds);
   fmt::print(io.out, "\nended: {}", capture::record_end_name(r.end));
   if (r.end == capture::RecordReport::End::kExited || r.end == capture::RecordReport::End::kFailed)
-    fmt::print(io.out, r.signal ? " (killed by signal {1})" : " (exit status {0})", r.exit_status, r.signal);
+    io.out << (r.signal ? fmt::format(" (killed by signal {})", r.signal) : fmt::format(" (exit status {})", r.exit_status));
   if (r.end == capture::RecordReport::End::kInterrupted) fmt::print(io.out, " (signal {}): detached", r.signal);
   io.out << "\n";
+  if (r.dropped)
+    fmt::print(io.out, "{} records of unfinished steps left out (a step begun before attaching, or one the end cut)\n",
+               r.dropped);
   if (r.snapshot_taken) fmt::print(io.out, "snapshot at step {}\n", *r.snapshot_step);
   for (const capture::PointCount& p : r.points)
     fmt::print(io.out, "  {} at 0x{:08x} ({}): {} hits, {} records, {} skipped\n", p.tag, p.address,

@@ -35,6 +35,16 @@ struct ReplayArgs {
   const cases::BindingSet* bindings = nullptr;  ///< the game's port (run's caller's)
 };
 
+// A word as a shell reads it back: as it is when it holds nothing the shell would change, else quoted.
+std::string shell_word(std::string_view w) {
+  const bool plain = !w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                       "0123456789_./:+-=,@%") == std::string_view::npos;
+  if (plain) return std::string(w);
+  std::string q = "'";
+  for (char ch : w) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
 // The JSON and JUnit reports a replay writes (also of merged shards).
 int write_reports(const harness::ReplayResult& result, const std::string& json, const std::string& junit, Io& io) {
   if (!json.empty())
@@ -75,7 +85,8 @@ int run_replay(const ReplayArgs& a, Io& io) {
   auto result = harness::replay(*corpus, *a.bindings, opt);
   if (!result.ok()) return report(io, result.error());
 
-  const harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
+  harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
+  namer.replay_command = fmt::format("{} replay {}", shell_word(io.program), shell_word(a.corpus));
 
   std::size_t shown = 0;
   for (const auto& f : result->functions)

@@ -56,9 +56,15 @@ Action setup_snapshot(CLI::App& app, const cases::BindingSet& /*bindings: runs n
                "Accept a 64-bit process: its memory below 4 GiB and the low 32 bits of its registers (lossy)");
   app.add_flag("--no-ldt", a->no_ldt,
                "Run nothing inside the process: its LDT is not read (Wine's FS selectors then have no base)");
-  app.add_option("--zlib-level", a->zlib_level, "Compression level, 0 (none) to 9 (smallest)")
-      ->check(CLI::Range(0, 9))
-      ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--zlib-level",
+         [a](const std::string& text) {  // strictly: not " 5", "0x5" or "5.0"
+           if (text.size() != 1 || text[0] < '0' || text[0] > '9')
+             throw CLI::ValidationError("--zlib-level", fmt::format("'{}' is not a level from 0 to 9", text));
+           a->zlib_level = text[0] - '0';
+         },
+         fmt::format("Compression level, 0 (none) to 9 (smallest); default {}", a->zlib_level))
+      ->type_name("0-9");
   return [a, image](Io& io) {
     auto snap = acquire(*a);
     if (!snap.ok()) return report(io, snap.error());

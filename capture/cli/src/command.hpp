@@ -3,6 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -27,6 +30,11 @@ struct Command {
 /// Prints an Error as "lockstep: error (kind): message" and returns its exit code.
 int report(Io& io, const Error& e);
 
+/// The whole command line: every command (all_commands) with its options, and the action of each
+/// into `actions`. run() parses with it; tests walk its options.
+std::unique_ptr<CLI::App> make_command_line(const cases::BindingSet& bindings,
+                                            std::vector<std::pair<CLI::App*, Action>>& actions);
+
 // Every command, one function each (cmd_<name>.cpp).
 Command snapshot_command();
 Command info_command();
@@ -36,6 +44,8 @@ Command capture_command();
 Command replay_command();
 Command merge_reports_command();
 Command coverage_command();
+Command progress_command();
+Command profile_command();
 Command probe_command();
 Command version_command();
 Command record_command();

@@ -13,6 +13,8 @@
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/harness/machine.hpp"
 
+#include "run_limits.hpp"  // add_run_limits, with the other numeric options
+
 namespace lockstep::cli {
 
 /// `name N` into `target`: unsigned decimal or 0x-hex in [min, max]. `name` is CLI11's ("-j,--jobs");
@@ -40,13 +42,5 @@ CLI::Option* add_jobs_option(CLI::App& app, unsigned& jobs, const std::string& h
 
 /// `--shard K/N` into `shard`: shard K of N, 1 <= K <= N <= kMaxShards (lockstep/base/parallel.hpp).
 CLI::Option* add_shard_option(CLI::App& app, Shard& shard, const std::string& help);
-
-/// The command line's default wall-clock limit per emulated call (seconds).
-inline constexpr std::uint32_t kDefaultTimeoutSeconds = 60;
-
-/// `--budget N` (translated blocks per call, 0 = none) and `--timeout SECONDS` (wall clock per call,
-/// 0 = none; default kDefaultTimeoutSeconds) into `cfg`, for every command that runs the original.
-/// `what` names the call in the help ("the call", "one step").
-void add_run_limits(CLI::App& app, harness::MachineConfig& cfg, const std::string& what);
 
 }  // namespace lockstep::cli

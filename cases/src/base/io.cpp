@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -36,6 +37,12 @@ const char* file_kind_name(unsigned mode) {
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISLNK(mode)) return "a symbolic link";
   return "not a file";
+}
+
+std::optional<FileIdentity> file_identity(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
 Status require_regular_file(const std::filesystem::path& path) {
@@ -88,10 +95,25 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, s
 
 namespace {
 
+// The test seam (set_write_fault): 0 = off, the one relaxed load a write costs in a normal run.
+std::atomic<std::uint64_t> g_fault_every{0};
+std::atomic<int> g_fault_errno{0};
+std::atomic<std::uint64_t> g_fault_calls{0};
+
+/// ::write, or the failure a test asked for at every k-th call.
+ssize_t write_or_fault(int fd, const void* data, std::size_t size) {
+  const std::uint64_t every = g_fault_every.load(std::memory_order_relaxed);
+  if (every != 0 && (g_fault_calls.fetch_add(1, std::memory_order_relaxed) + 1) % every == 0) {
+    errno = g_fault_errno.load(std::memory_order_relaxed);
+    return -1;
+  }
+  return ::write(fd, data, size);
+}
+
 Status write_all(int fd, std::span<const std::uint8_t> data, const std::filesystem::path& path) {
   std::size_t done = 0;
   while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    ssize_t n = write_or_fault(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return os_error("cannot write", path);
@@ -118,6 +140,14 @@ Status write_in_place(const std::filesystem::path& path, std::span<const std::ui
 }
 
 }  // namespace
+
+void set_write_fault(std::uint64_t every, int error) {
+  g_fault_errno.store(error, std::memory_order_relaxed);
+  g_fault_calls.store(0, std::memory_order_relaxed);
+  g_fault_every.store(every, std::memory_order_relaxed);
+}
+
+std::uint64_t write_calls() { return g_fault_calls.load(std::memory_order_relaxed); }
 
 std::string temp_sibling_name(const std::filesystem::path& path) {
   return path.filename().string() + ".tmp." + std::to_string(::getpid());

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lockstep/base/folder.hpp"
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/base/numbers.hpp"
@@ -143,7 +144,7 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& what)
     std::string address;
     LOCKSTEP_TRY_STATUS(text_field(f, "address", true, where, address));
     auto a = parse_hex_number(address, 0xffffffffu);
-    if (!address.starts_with("0x") || !a.ok())
+    if (!address.starts_with("0x") || address.size() > 10 || !a.ok())  // at most 8 digits (case-format.md)
       return Error::make(Errc::kMalformed, "{}: {}: address \"{}\" is not a 32-bit 0x-hex address", what, where,
                          address);
     e.function = static_cast<GuestAddr>(*a);
@@ -177,65 +178,8 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& what)
 
 namespace {
 
-Error os_error(std::string_view what, const std::filesystem::path& p) {
-  return Error::make(errno == EACCES || errno == EPERM ? Errc::kPermission : Errc::kIo, "{} {}: {}", what, p.string(),
-                     std::strerror(errno));
-}
-
-Status fsync_dir(const std::filesystem::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return os_error("cannot open folder", dir);
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return os_error("cannot flush folder", dir);
-  return {};
-}
-
 bool is_corpus_file(const std::string& name) {
   return name == kManifestName || name.ends_with(".lkcases") || name.find(".tmp.") != std::string::npos;
-}
-
-/// Files of the old folder that are not part of a corpus (a note kept beside the cases): carried into
-/// the new folder so replacing the corpus never loses them.
-Status carry_other_files(const std::filesystem::path& from, const std::filesystem::path& to) {
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (is_corpus_file(name) || !it->is_regular_file()) continue;
-    std::error_code cp;
-    std::filesystem::copy_file(it->path(), to / name, cp);
-    if (cp) return Error::make(Errc::kIo, "cannot keep {} in the new corpus: {}", it->path().string(), cp.message());
-  }
-  if (ec) return Error::make(Errc::kIo, "cannot list corpus folder {}: {}", from.string(), ec.message());
-  return {};
-}
-
-/// Puts the finished folder `next` where `dir` is. RENAME_EXCHANGE swaps the two names in one step,
-/// so at every instant `dir` is the old corpus or the new one; the old one ends up at `next` and is
-/// removed. A file system without it gets two renames (a kill between them leaves the old corpus
-/// at DIR.old.<pid>, which the next write removes).
-Status swap_into_place(const std::filesystem::path& next, const std::filesystem::path& dir, bool dir_exists) {
-  if (!dir_exists) {
-    if (::rename(next.c_str(), dir.c_str()) != 0) return os_error("cannot move the new corpus into", dir);
-    return {};
-  }
-  if (::renameat2(AT_FDCWD, next.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
-    if (errno != EINVAL && errno != ENOSYS) return os_error("cannot swap the new corpus into", dir);
-    std::filesystem::path old = dir;
-    old.replace_filename(dir.filename().string() + ".old." + std::to_string(::getpid()));
-    if (::rename(dir.c_str(), old.c_str()) != 0) return os_error("cannot move the old corpus aside from", dir);
-    if (::rename(next.c_str(), dir.c_str()) != 0) {
-      auto err = os_error("cannot move the new corpus into", dir);
-      ::rename(old.c_str(), dir.c_str());
-      return err;
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(old, ec);
-    return {};
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(next, ec);  // now the old corpus
-  return {};
 }
 
 }  // namespace
@@ -246,55 +190,36 @@ Status write_corpus(const std::filesystem::path& dir_in, Manifest m, const std::
   if (dir.filename().empty()) dir = dir.parent_path();  // "out/" → "out"
   if (dir.empty() || dir.filename() == "." || dir.filename() == "..")
     return Error::make(Errc::kUsage, "{}: give the corpus folder by name (e.g. cases/mine)", dir_in.string());
-  std::error_code ec;
-  const auto status = std::filesystem::status(dir, ec);
-  const bool exists = std::filesystem::exists(status);
-  if (exists && !std::filesystem::is_directory(status))
-    return Error::make(Errc::kUsage, "{} is not a folder; a corpus is written as a folder", dir.string());
-  if (!dir.parent_path().empty()) {
-    std::filesystem::create_directories(dir.parent_path(), ec);
-    if (ec) return Error::make(Errc::kIo, "cannot create folder {}: {}", dir.parent_path().string(), ec.message());
-  }
-  // What killed writers left beside it: unfinished new folders, old ones not yet removed.
-  remove_stale_temps(dir, ".new.");
-  remove_stale_temps(dir, ".old.");
-
-  // The whole corpus is written into DIR.new.<pid> and put in place in one step at the end.
-  std::filesystem::path next = dir;
-  next.replace_filename(dir.filename().string() + ".new." + std::to_string(::getpid()));
-  std::filesystem::remove_all(next, ec);
-  if (!std::filesystem::create_directory(next, ec) || ec)
-    return Error::make(Errc::kIo, "cannot create folder {}: {}", next.string(), ec ? ec.message() : "it exists");
-  auto fail = [&next](Error e) {
-    std::error_code rm;
-    std::filesystem::remove_all(next, rm);
-    return e;
-  };
+  std::uint64_t total = 0;
+  for (const CaseFile& f : files) total += f.cases.size();
+  // A corpus of no cases is one every reader refuses: never written, so it never replaces a good one.
+  if (total == 0)
+    return Error::make(Errc::kUsage, "{}: no cases to write (the corpus would hold none); nothing was written",
+                       dir.string());
   // Encoding (compression, mostly) is the costly part: spread over the threads, written in order.
   std::vector<std::vector<std::uint8_t>> encoded(files.size());
   parallel_for(jobs, files.size(), [&](unsigned, std::size_t i) { encoded[i] = encode_case_file(files[i]); });
 
   m.functions.clear();
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const CaseFile& f = files[i];
-    CorpusEntry e;
-    e.function = f.function;
-    e.name = f.name;
-    e.file = case_file_name(f.function, f.name);
-    e.cases = static_cast<std::uint32_t>(f.cases.size());
-    e.poked = static_cast<std::uint32_t>(std::count_if(f.cases.begin(), f.cases.end(),
-                                                       [](const Case& c) { return c.poked(); }));
-    if (auto s = write_file_atomic(next / e.file, encoded[i]); !s.ok()) return fail(std::move(s).error());
-    m.functions.push_back(std::move(e));
-  }
-  std::sort(m.functions.begin(), m.functions.end(),
-            [](const CorpusEntry& a, const CorpusEntry& b) { return a.function < b.function; });
-  if (auto s = write_manifest(next, m); !s.ok()) return fail(std::move(s).error());
-  if (exists)
-    if (auto s = carry_other_files(dir, next); !s.ok()) return fail(std::move(s).error());
-  if (auto s = fsync_dir(next); !s.ok()) return fail(std::move(s).error());
-  if (auto s = swap_into_place(next, dir, exists); !s.ok()) return fail(std::move(s).error());
-  return fsync_dir(dir.parent_path().empty() ? std::filesystem::path(".") : dir.parent_path());
+  auto fill = [&](const std::filesystem::path& next) -> Status {
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const CaseFile& f = files[i];
+      CorpusEntry e;
+      e.function = f.function;
+      e.name = f.name;
+      e.file = case_file_name(f.function, f.name);
+      e.cases = static_cast<std::uint32_t>(f.cases.size());
+      e.poked = static_cast<std::uint32_t>(std::count_if(f.cases.begin(), f.cases.end(),
+                                                         [](const Case& c) { return c.poked(); }));
+      LOCKSTEP_TRY_STATUS(write_file_atomic(next / e.file, encoded[i]));
+      m.functions.push_back(std::move(e));
+    }
+    std::sort(m.functions.begin(), m.functions.end(),
+              [](const CorpusEntry& a, const CorpusEntry& b) { return a.function < b.function; });
+    return write_manifest(next, m);
+  };
+  // Files beside the cases that are not part of a corpus (a note) are carried into the new folder.
+  return replace_folder(dir, fill, [](const std::string& name) { return !is_corpus_file(name); });
 }
 
 Result<Corpus> read_corpus(const std::filesystem::path& dir) {
@@ -306,7 +231,12 @@ Result<Corpus> read_corpus(const std::filesystem::path& dir) {
     return Error::make(Errc::kUsage, "{} is not a folder; a corpus is a folder holding manifest.json and case files",
                        dir.string());
   Corpus c;
-  LOCKSTEP_TRY(c.manifest, read_manifest(dir));
+  const auto manifest_path = dir / kManifestName;
+  LOCKSTEP_TRY(auto manifest_bytes, read_file(manifest_path, kMaxManifestBytes));
+  LOCKSTEP_TRY(c.manifest, decode_manifest(std::string_view(reinterpret_cast<const char*>(manifest_bytes.data()),
+                                                            manifest_bytes.size()),
+                                           manifest_path.string()));
+  c.manifest_sha256 = to_hex(sha256(manifest_bytes));
   for (const auto& e : c.manifest.functions) {
     LOCKSTEP_TRY(auto f, read_case_file(dir / e.file));
     if (f.function != e.function || f.cases.size() != e.cases)

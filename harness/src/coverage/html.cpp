@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "lockstep/base/folder.hpp"
 #include "lockstep/base/io.hpp"
 #include "lockstep/harness/coverage_report.hpp"
 #include "../markup.hpp"
@@ -240,12 +241,6 @@ std::string index_page(const CoverageReport& report, const std::vector<std::stri
   return s;
 }
 
-Error fs_error(std::error_code ec, std::string_view what, const fs::path& p) {
-  const Errc code = ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted ? Errc::kPermission
-                                                                                                    : Errc::kIo;
-  return Error::make(code, "coverage report: {} {}: {}", what, p.string(), ec.message());
-}
-
 }  // namespace
 
 Status write_coverage_html(const CoverageReport& report, const Profile* profile, const fs::path& dir) {
@@ -258,23 +253,15 @@ Status write_coverage_html(const CoverageReport& report, const Profile* profile,
     files.emplace_back(dir / names[k], function_page(report, report.functions[k], profile));
   files.emplace_back(dir / "index.html", index_page(report, names));
 
-  std::error_code ec;
-  const fs::file_status st = fs::status(dir, ec);
-  if (fs::exists(st) && !fs::is_directory(st))
-    return Error::make(Errc::kIo, "coverage report: {} exists and is not a directory", dir.string());
-  if (!fs::exists(st)) {
-    fs::create_directories(dir, ec);
-    if (ec) return fs_error(ec, "cannot create directory", dir);
-  }
-  for (const auto& [path, text] : files) {
-    const fs::file_status fst = fs::status(path, ec);
-    if (fs::exists(fst) && !fs::is_regular_file(fst))
-      return Error::make(Errc::kIo, "coverage report: {} exists and is not a regular file", path.string());
-  }
-  for (const auto& [path, text] : files) {
-    Status w = write_file_atomic(path, text);
-    if (!w) return std::move(w).error().wrap("coverage report");
-  }
+  // The folder is replaced whole (a full disk or a signal leaves the old report, never a mix of old
+  // and new pages); files in it that are not a report's pages are kept.
+  auto fill = [&](const fs::path& next) -> Status {
+    for (const auto& [path, text] : files)
+      LOCKSTEP_TRY_STATUS(write_file_atomic(next / path.filename(), text));
+    return {};
+  };
+  auto keep = [](const std::string& name) { return !name.ends_with(".html") && !name.ends_with(".css"); };
+  if (Status s = replace_folder(dir, fill, keep); !s.ok()) return std::move(s).error().wrap("coverage report");
   return {};
 }
 

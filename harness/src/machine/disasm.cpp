@@ -215,38 +215,19 @@ std::vector<Instruction> Disassembler::function(const ReadMemory& read, GuestAdd
   return out;
 }
 
-std::string format_listing(const std::vector<Instruction>& listing) {
+std::string format_listing(const std::vector<Instruction>& listing, const CodeNamer& name_of) {
   std::string out;
   for (const Instruction& i : listing) {
     std::string hex;
     for (std::uint8_t b : i.bytes) hex += fmt::format("{:02x} ", b);
-    out += fmt::format("  {:08x}  {:<24} {}\n", i.address, hex, i.text());
+    std::string text = i.text();
+    if (name_of && i.target && (i.is_call || i.is_jump)) {
+      const std::string name = name_of(*i.target);
+      if (!name.empty()) text = fmt::format("{} 0x{:08x} <{}>", i.mnemonic, *i.target, name);
+    }
+    out += fmt::format("  {:08x}  {:<24} {}\n", i.address, hex, text);
   }
   return out;
-}
-
-std::string format_writer_context(const std::vector<Instruction>& listing, std::uint32_t writer,
-                                  std::size_t before) {
-  auto at = std::find_if(listing.begin(), listing.end(), [writer](const Instruction& i) { return i.address == writer; });
-  if (at == listing.end()) return {};
-  // A basic block starts at a jump's target and after a jump, a return or a call (the call's
-  // result comes from elsewhere); an address gap in the sorted listing starts one too.
-  std::set<std::uint32_t> targets;
-  for (const Instruction& i : listing)
-    if (i.is_jump && i.target) targets.insert(*i.target);
-  auto first = at;
-  while (first != listing.begin() && static_cast<std::size_t>(at - first) < before) {
-    auto prev = std::prev(first);
-    if (targets.count(first->address) || prev->is_jump || prev->is_ret || prev->is_call ||
-        prev->address + prev->bytes.size() != first->address)
-      break;
-    first = prev;
-  }
-  std::string out;
-  for (auto it = first; it != at; ++it) out += format_listing({*it});
-  std::string line = format_listing({*at});
-  if (!line.empty()) line[0] = '>';  // the writer
-  return out + line;
 }
 
 }  // namespace lockstep::harness

@@ -4,6 +4,8 @@
 #include "lockstep/base/numbers.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -75,6 +77,8 @@ Labeler::Labeler(const Profile& profile) {
   }
   std::sort(instances_.begin(), instances_.end(), [](auto& a, auto& b) { return a.base < b.base; });
   labels_ = profile.labels;
+  for (const FunctionSpec& f : profile.functions) functions_.emplace_back(f.address, f.name);
+  std::sort(functions_.begin(), functions_.end());
   std::sort(labels_.begin(), labels_.end(), [](auto& a, auto& b) { return a.address < b.address; });
 }
 
@@ -113,6 +117,12 @@ FieldRef Labeler::field(GuestAddr a) const {
     }
   }
   return r;
+}
+
+std::string Labeler::function_name(GuestAddr address) const {
+  const auto it = std::lower_bound(functions_.begin(), functions_.end(), address,
+                                   [](const auto& f, GuestAddr a) { return f.first < a; });
+  return it != functions_.end() && it->first == address ? it->second : std::string();
 }
 
 std::string Labeler::name(GuestAddr a) const {
@@ -260,7 +270,13 @@ Result<Arg> parse_call_arg(std::string_view text, ArgType type, const Labeler& l
     const std::string s(as_f64 ? text.substr(4) : text);
     char* end = nullptr;
     const double d = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size()) return Error::make(Errc::kUsage, "argument '{}' is not a number", text);
+    if (s.empty() || end != s.c_str() + s.size() || std::isspace(static_cast<unsigned char>(s.front())))
+      return Error::make(Errc::kUsage, "argument '{}' is not a number", text);
+    // 1e400 would become infinity, "nan" a NaN no recorded call holds: refused (hex: gives any bytes).
+    if (!std::isfinite(d))
+      return Error::make(Errc::kUsage, "argument '{}' is not a finite double (past +-1.8e308, or inf/nan); give "
+                                       "its bytes with hex: if that is meant",
+                         text);
     return Arg::f(d);
   }
   // A negative integer argument ("-3", "-0x10000") is passed as its 32-bit two's complement. Only an

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -172,6 +174,13 @@ const FunctionSpec* Profile::function_at(GuestAddr a) const noexcept {
   return nullptr;
 }
 Result<const FunctionSpec*> Profile::find_function(std::string_view s) const {
+  // An original symbol several functions share (hooks of one recorder) names none of them.
+  std::vector<std::string> sharing;
+  for (const FunctionSpec& f : functions)
+    if (f.name != s && !f.original.empty() && f.original == s) sharing.push_back(f.name);
+  if (sharing.size() > 1 && !std::any_of(functions.begin(), functions.end(), [&](const FunctionSpec& f) { return f.name == s; }))
+    return Error::make(Errc::kUsage, "{}: original symbol '{}' is shared by {} functions ({}); name one of them", source,
+                       s, sharing.size(), fmt::join(sharing, ", "));
   if (const FunctionSpec* f = function_by_name(s)) return f;
   if (auto a = parse_address(s); a.ok()) {
     if (const FunctionSpec* f = function_at(*a)) return f;
@@ -227,6 +236,7 @@ class ProfileReader {
     LOCKSTEP_TRY_STATUS(each_table(root_, "struct", source_, [&](TableReader& r) { return read_struct(r); }));
     LOCKSTEP_TRY_STATUS(check_struct_fields());
     LOCKSTEP_TRY_STATUS(check_no_nesting_cycle());
+    LOCKSTEP_TRY_STATUS(check_named_ranges());
     LOCKSTEP_TRY_STATUS(each_table(root_, "instance", source_, [&](TableReader& r) { return read_instance(r); }));
     LOCKSTEP_TRY_STATUS(each_table(root_, "label", source_, [&](TableReader& r) { return read_label(r); }));
     LOCKSTEP_TRY_STATUS(each_table(root_, "driver", source_, [&](TableReader& r) { return read_driver(r); }));
@@ -471,6 +481,32 @@ class ProfileReader {
     return {};
   }
 
+  /// The named ranges each struct flattens into (every field, each element of an array and each
+  /// nested record with its fields and gaps) stay within kMaxNamedRanges: counted here, before
+  /// a labeler makes one name per range (a field of count 2147483648 would be billions of names).
+  Status check_named_ranges() const {
+    std::vector<std::optional<std::uint64_t>> ranges(p_.structs.size());
+    // Depth-first over "holds" (acyclic: checked before); saturates past the limit.
+    std::function<std::uint64_t(std::size_t)> count = [&](std::size_t si) -> std::uint64_t {
+      if (ranges[si]) return *ranges[si];
+      std::uint64_t n = 0;
+      for (const FieldSpec& f : p_.structs[si].fields) {
+        std::uint64_t each = 1;
+        if (!f.struct_name.empty()) each = 2 * count(struct_index_.at(f.struct_name)) + 1;  // fields, gaps, the record
+        n = std::min(n + std::min(each, kMaxNamedRanges + 1) * f.count, kMaxNamedRanges + 1);
+      }
+      ranges[si] = n;
+      return n;
+    };
+    for (std::size_t si = 0; si < p_.structs.size(); ++si)
+      if (count(si) > kMaxNamedRanges)
+        return Error::make(Errc::kLimit, "{}:{}: struct '{}' names more than {} ranges (its fields, each array "
+                                         "element, each nested record's fields): past the limit; name a large array "
+                                         "as one field (count = 1)",
+                           source_, p_.structs[si].line, p_.structs[si].name, kMaxNamedRanges);
+    return {};
+  }
+
   /// `[[instance]]`: records of a known struct at a base address.
   Status read_instance(TableReader& r) {
     InstanceSpec s;
@@ -526,6 +562,10 @@ class ProfileReader {
     }
     LOCKSTEP_TRY(d.record, r.str("record", false, "CTRL"));
     LOCKSTEP_TRY(d.compare, r.str("compare", false, "PHYS"));
+    // A misspelt record ("CTLR") would leave no driver on CTRL records and pick another silently.
+    for (const auto& [key, tag] : {std::pair{"record", &d.record}, std::pair{"compare", &d.compare}})
+      if (std::find(kStateLogRecords.begin(), kStateLogRecords.end(), *tag) == kStateLogRecords.end())
+        return r.error(key, fmt::format("'{}' is no state-log record: records are STEP, CTRL, PHYS or FRAM", *tag));
     if (const toml::node* args = r.node("args")) {
       const toml::array* a = args->as_array();
       if (!a) return r.error("args", "'args' must be an array");

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lockstep/base/numbers.hpp"
+#include "lockstep/harness/data_slice.hpp"
 #include "lockstep/harness/disasm.hpp"
 #include "lockstep/harness/labels.hpp"
 #include "../markup.hpp"
@@ -41,6 +43,7 @@ std::uint32_t ReplayResult::unbound_functions() const {
 Result<ReplayResult> replay(const cases::Corpus& corpus, const cases::BindingSet& bindings, const ReplayOptions& opt) {
   ReplayResult out;
   out.shard = opt.shard;
+  out.corpus_sha256 = corpus.manifest_sha256;
   std::set<std::uint32_t> wanted(opt.functions.begin(), opt.functions.end());
   for (std::uint32_t fn : wanted) {
     bool present = std::any_of(corpus.files.begin(), corpus.files.end(),
@@ -153,9 +156,37 @@ Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size
     }
     return {};
   };
-  n.disassembly = [listing](std::uint32_t fn) { return format_listing(listing(fn)); };
-  n.writer_context = [listing](std::uint32_t fn, std::uint32_t writer) {
-    return format_writer_context(listing(fn), writer, kWriterContext);
+  // A call's target by the profile's name for it, else by its case file's.
+  CodeNamer name_of = [&corpus, labels](std::uint32_t target) {
+    std::string name = labels ? labels->function_name(target) : std::string();
+    for (const auto& f : corpus.files)
+      if (name.empty() && f.function == target) name = f.name;
+    return name;
+  };
+  n.disassembly = [listing, name_of](std::uint32_t fn) { return format_listing(listing(fn), name_of); };
+  n.writer_context = [&corpus, listing, name_of](std::uint32_t fn, std::uint32_t writer, bool on_stack) {
+    // The function's own code, else the corpus function it called that holds the writer.
+    std::uint32_t owner = fn;
+    std::vector<Instruction> code = listing(fn);
+    auto holds = [writer](const std::vector<Instruction>& l) {
+      return std::any_of(l.begin(), l.end(), [writer](const Instruction& i) { return i.address == writer; });
+    };
+    for (std::size_t k = 0; k < corpus.files.size() && !holds(code); ++k) {
+      owner = corpus.files[k].function;
+      if (owner != fn) code = listing(owner);
+    }
+    if (!holds(code)) return std::string();
+    const ResolvedWriter w = resolve_writer(code, writer, on_stack);
+    std::string slice = format_data_slice(code, owner, w.address, name_of);
+    std::string head = fmt::format("written last by 0x{:08x}", w.address);
+    if (owner != fn) head += fmt::format(" in {}, a function it called", name_of(owner));
+    if (w.moved)
+      head += fmt::format(" (the capture noted 0x{:08x}: an x87 or SSE store leaves the emulator's instruction pointer "
+                          "at the last integer memory access before it)", writer);
+    else if (!w.candidates.empty())
+      head += fmt::format(" (an instruction that writes no memory: the store is one of the x87 or SSE stores after it, "
+                          "at 0x{:08x})", fmt::join(w.candidates, ", 0x"));
+    return head + ":\n" + slice;
   };
   return n;
 }
@@ -164,7 +195,7 @@ std::string format_table(const ReplayResult& r) {
   std::string s = fmt::format("{:<10} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", "address", "function", "cases",
                               "matched", "mismatched", "outside", "");
   for (const auto& f : r.functions) {
-    s += fmt::format("0x{:08x} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", f.function, f.name, f.cases,
+    s += fmt::format("0x{:08x} {:<28} {:>7} {:>8} {:>10} {:>8} {}\n", f.function, detail::printable(f.name), f.cases,
                      f.bound ? fmt::to_string(f.matched) : "-", f.bound ? fmt::to_string(f.mismatched) : "-",
                      f.bound ? fmt::to_string(f.outside_reads) : "-", f.bound ? "" : "no binding yet");
   }
@@ -175,18 +206,23 @@ std::string format_table(const ReplayResult& r) {
 
 namespace {
 
+// How far a call's stack reaches from its entry esp, for telling a stack byte from others: its
+// arguments above, its own and its callees' frames below.
+constexpr std::uint32_t kStackArgumentsSpan = 0x1000, kStackFrameSpan = 0x100000;
+
 std::string hex_or(std::optional<std::uint8_t> v) { return v ? fmt::format("{:02x}", *v) : std::string(".."); }
 
 }  // namespace
 
-std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, const Namer& namer) {
+std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, const Namer& namer,
+                            std::size_t max_bytes) {
   const cases::Case& c = *co.c;
   const cases::Comparison& cmp = co.comparison;
-  std::string s = fmt::format("MISMATCH {} (0x{:08x}) case {}", f.name, f.function, c.id);
+  std::string s = fmt::format("MISMATCH {} (0x{:08x}) case {}", detail::printable(f.name), f.function, c.id);
   s += fmt::format("  [from snapshot {}, {} record {}, step {}, racer {}, call {}]\n",
                    c.origin.snapshot_sha256.substr(0, 12), c.origin.record, c.origin.record_index, c.origin.step,
                    c.origin.racer, c.origin.call_index);
-  s += fmt::format("  reproduce: lockstep replay CORPUS --case 0x{:08x}:{}\n", f.function, c.id);
+  s += fmt::format("  reproduce: {} --case 0x{:08x}:{}\n", namer.replay_command, f.function, c.id);
   if (c.poked()) {
     s += "  poked:";
     for (const auto& p : c.pokes) s += fmt::format(" 0x{:08x}={:02x}", p.address, fmt::join(p.bytes, ""));
@@ -196,32 +232,28 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
   }
   if (!cmp.port_error.empty()) s += fmt::format("  the port raised: {}\n", cmp.port_error);
 
-  // Group differing bytes by field: every field with at least one difference is shown whole.
+  // Group differing bytes by field: every field with at least one difference is shown whole. Groups
+  // are made one at a time as the report grows, so a case writing megabytes costs no more than the
+  // report's byte budget (the rest is counted, not shown).
   struct Group {
     std::uint32_t base, size;
     std::string name;
   };
-  std::vector<Group> groups;
-  for (const auto& d : cmp.bytes) {
-    if (!groups.empty() && d.address >= groups.back().base && d.address < groups.back().base + groups.back().size)
-      continue;
-    std::optional<FieldName> fld = namer.field ? namer.field(d.address) : std::nullopt;
-    if (fld && fld->size > 0 && fld->size <= 64 && d.address >= fld->base && d.address < fld->base + fld->size)
-      groups.push_back({fld->base, fld->size, fld->name});
-    else
-      groups.push_back({d.address, 1, fmt::format("0x{:08x}", d.address)});
-  }
-  std::map<std::uint32_t, const ByteDiff*> diff_at;
-  for (const auto& d : cmp.bytes) diff_at[d.address] = &d;
+  // The differing byte at `a` (cmp.bytes ascends by address), or null.
+  auto diff_at = [&cmp](std::uint32_t a) -> const ByteDiff* {
+    auto it = std::lower_bound(cmp.bytes.begin(), cmp.bytes.end(), a,
+                               [](const ByteDiff& d, std::uint32_t x) { return d.address < x; });
+    return it != cmp.bytes.end() && it->address == a ? &*it : nullptr;
+  };
   // The cause of each differing byte the original wrote: the instruction that wrote it last, shown
-  // under its field with the instructions before it in its basic block.
+  // under its field with the instructions its value and address came from (its data slice).
   auto writers_of = [&](const Group& g) {
     std::string w;
     if (!c.writers_known()) return w;
     // Consecutive differing bytes with one writer share a line: (writer, first, last).
     std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> spans;
     for (std::uint32_t a = g.base; a < g.base + g.size; ++a) {
-      if (!diff_at.count(a)) continue;
+      if (!diff_at(a)) continue;
       std::optional<std::uint32_t> wr = c.writer_of(a);
       if (!wr) continue;
       if (!spans.empty() && std::get<0>(spans.back()) == *wr && std::get<2>(spans.back()) + 1 == a)
@@ -231,13 +263,16 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
     }
     for (const auto& [wr, lo, hi] : spans) {
       const std::string bytes = lo == hi ? fmt::format("byte 0x{:08x}", lo) : fmt::format("bytes 0x{:08x}..0x{:08x}", lo, hi);
-      std::string ctx = namer.writer_context ? namer.writer_context(f.function, wr) : std::string();
+      // The call's stack: below its entry esp (its frame, its callees') or just above (its arguments).
+      const bool on_stack = lo >= c.in.esp ? lo - c.in.esp < kStackArgumentsSpan : c.in.esp - lo < kStackFrameSpan;
+      std::string ctx = namer.writer_context ? namer.writer_context(f.function, wr, on_stack) : std::string();
       if (ctx.empty()) {
         w += fmt::format("    {} written last by 0x{:08x} (outside this function's listing: a function it called)\n",
                          bytes, wr);
       } else {
-        w += fmt::format("    {} written last by 0x{:08x}:\n", bytes, wr);
-        std::size_t pos = 0;
+        const std::size_t head = ctx.find('\n');  // "written last by 0x...:", then the slice's lines
+        w += fmt::format("    {} {}\n", bytes, ctx.substr(0, head));
+        std::size_t pos = head == std::string::npos ? ctx.size() : head + 1;
         while (pos < ctx.size()) {
           const std::size_t nl = ctx.find('\n', pos);
           w += "    " + ctx.substr(pos, nl - pos) + "\n";
@@ -251,27 +286,49 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
   if (!c.writers_known() && !cmp.bytes.empty())
     s += "  (no writers: this case file predates version 3, which records the instruction behind each written "
          "byte; capture again to see them)\n";
-  for (const auto& g : groups) {
+  bool unwritten_shown = false;  // a `..` was printed: the legend follows the fields
+  std::size_t next = 0;  // the first differing byte no group holds yet
+  while (next < cmp.bytes.size()) {
+    if (s.size() >= max_bytes) {
+      // What is left out is said, with where it starts: `--case` and a narrower look find it.
+      std::uint64_t runs = 0;
+      for (std::size_t k = next; k < cmp.bytes.size(); ++k)
+        if (k == next || cmp.bytes[k].address != cmp.bytes[k - 1].address + 1) ++runs;
+      s += fmt::format("  ... {} more differing bytes from 0x{:08x} (in {} runs of consecutive bytes) not shown: the "
+                       "report reached its budget of {} bytes\n",
+                       cmp.bytes.size() - next, cmp.bytes[next].address, runs, max_bytes);
+      break;
+    }
+    const ByteDiff& d = cmp.bytes[next];
+    std::optional<FieldName> fld = namer.field ? namer.field(d.address) : std::nullopt;
+    Group g = fld && fld->size > 0 && fld->size <= 64 && d.address >= fld->base && d.address < fld->base + fld->size
+                  ? Group{fld->base, fld->size, fld->name}
+                  : Group{d.address, 1, fmt::format("0x{:08x}", d.address)};
+    while (next < cmp.bytes.size() && cmp.bytes[next].address < std::uint64_t{g.base} + g.size) ++next;
     std::string orig, port, mark;
     bool extra_only = true;
     for (std::uint32_t a = g.base; a < g.base + g.size; ++a) {
-      auto it = diff_at.find(a);
+      const ByteDiff* dd = diff_at(a);
       std::optional<std::uint8_t> o = c.writes.get(a), p;
-      if (it != diff_at.end()) {
-        p = it->second->port;
-        if (it->second->kind != ByteDiff::Kind::kExtraWrite) extra_only = false;
+      if (dd) {
+        p = dd->port;
+        if (dd->kind != ByteDiff::Kind::kExtraWrite) extra_only = false;
       } else {
         p = o;  // not differing: the port wrote the same (or neither wrote it)
       }
       if (!o) o = c.inputs.get(a);  // show the unchanged value where the original did not write
+      unwritten_shown = unwritten_shown || !o || !p;
       orig += hex_or(o) + " ";
       port += hex_or(p) + " ";
-      mark += it != diff_at.end() ? " * " : "   ";
+      mark += dd ? " * " : "   ";
     }
     s += fmt::format("  {}{}:\n    original {}\n    port     {}\n             {}\n", g.name,
                      extra_only ? " (the port wrote bytes the original left alone)" : "", orig, port, mark);
     s += writers_of(g);
   }
+  if (unwritten_shown)
+    s += "  (`..`: a byte not written: on the port's line, one the port did not write; on the original's, one "
+         "the original neither wrote nor read, so the case holds no value for it)\n";
   for (const auto& r : cmp.registers)
     s += fmt::format("  register {}: original {} / port {}\n", r.name, r.original, r.port);
   if (!cmp.outside_reads.empty()) {
@@ -286,7 +343,8 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
   }
   if (namer.disassembly) {
     std::string d = namer.disassembly(f.function);
-    if (!d.empty()) s += "  the original:\n" + d;
+    if (!d.empty() && s.size() + d.size() <= max_bytes) s += "  the original:\n" + d;
+    else if (!d.empty()) s += "  (the original's listing left out: the report reached its budget)\n";
   }
   return s;
 }
@@ -294,7 +352,8 @@ std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& co, con
 std::string to_json(const ReplayResult& r) {
   nlohmann::ordered_json j;
   j["format"] = "lockstep-replay";
-  j["version"] = 1;
+  j["version"] = kReportVersion;
+  j["corpus"] = r.corpus_sha256;
   j["cases"] = r.total_cases();
   j["matched"] = r.total_matched();
   j["mismatched"] = r.total_mismatched();
@@ -324,7 +383,7 @@ std::string to_junit(const ReplayResult& r) {
   s += "  <testsuite name=\"replay\">\n";
   for (const auto& f : r.functions) {
     s += fmt::format("    <testcase classname=\"replay\" name=\"{}\">",
-                     detail::markup_escape(fmt::format("0x{:08x} {}", f.function, f.name)));
+                     detail::markup_escape(detail::printable(fmt::format("0x{:08x} {}", f.function, f.name))));
     if (!f.bound) {
       s += "<skipped message=\"no binding yet\"/>";
     } else if (f.mismatched) {
@@ -336,48 +395,121 @@ std::string to_junit(const ReplayResult& r) {
   return s;
 }
 
+namespace {
+
+/// A report's count: a JSON unsigned integer of at most 32 bits (not -1, 14.5, 2^32 + 14 or "0x0e").
+Result<std::uint32_t> report_count(const nlohmann::json& o, const char* key, const std::string& where) {
+  auto it = o.find(key);
+  if (it == o.end()) return Error::make(Errc::kMalformed, "{}: no \"{}\"", where, key);
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > 0xffffffffu)
+    return Error::make(Errc::kMalformed, "{}: \"{}\" is {}, not a count (an integer from 0 to 4294967295)", where,
+                       key, it->dump());
+  return static_cast<std::uint32_t>(it->get<std::uint64_t>());
+}
+
+/// One function of a report, every number checked, and its counts against each other.
+Result<FunctionOutcome> report_function(const nlohmann::json& f, const std::string& where_in) {
+  if (!f.is_object()) return Error::make(Errc::kMalformed, "{}: a function is not an object", where_in);
+  FunctionOutcome fo;
+  auto address = f.find("address");
+  if (address == f.end() || !address->is_string())
+    return Error::make(Errc::kMalformed, "{}: a function has no \"address\" string", where_in);
+  const std::string text = address->get<std::string>();
+  auto a = parse_hex_number(text, 0xffffffffu);
+  if (!text.starts_with("0x") || text.size() > 10 || !a.ok())
+    return Error::make(Errc::kMalformed, "{}: address \"{}\" is not a 32-bit 0x-hex address", where_in, text);
+  fo.function = static_cast<std::uint32_t>(*a);
+  const std::string where = fmt::format("{}: function {}", where_in, text);
+  auto name = f.find("name");
+  auto bound = f.find("bound");
+  if (name == f.end() || !name->is_string()) return Error::make(Errc::kMalformed, "{}: no \"name\" string", where);
+  if (bound == f.end() || !bound->is_boolean()) return Error::make(Errc::kMalformed, "{}: no \"bound\" boolean", where);
+  fo.name = name->get<std::string>();
+  fo.bound = bound->get<bool>();
+  LOCKSTEP_TRY(fo.cases, report_count(f, "cases", where));
+  LOCKSTEP_TRY(fo.matched, report_count(f, "matched", where));
+  LOCKSTEP_TRY(fo.mismatched, report_count(f, "mismatched", where));
+  LOCKSTEP_TRY(fo.outside_reads, report_count(f, "outside_reads", where));
+  if (std::uint64_t{fo.matched} + fo.mismatched > fo.cases || fo.outside_reads > fo.cases)
+    return Error::make(Errc::kMalformed, "{}: {} matched and {} mismatched ({} outside reads) of {} cases", where,
+                       fo.matched, fo.mismatched, fo.outside_reads, fo.cases);
+  auto failing = f.find("failing_cases");
+  if (failing == f.end() || !failing->is_array())
+    return Error::make(Errc::kMalformed, "{}: no \"failing_cases\" list", where);
+  for (const auto& id : *failing) {
+    if (!id.is_number_unsigned() || id.get<std::uint64_t>() > 0xffffffffu)
+      return Error::make(Errc::kMalformed, "{}: failing case {} is not a case id", where, id.dump());
+    fo.failing_ids.push_back(static_cast<std::uint32_t>(id.get<std::uint64_t>()));
+  }
+  if (fo.failing_ids.size() != fo.mismatched)
+    return Error::make(Errc::kMalformed, "{}: {} failing cases listed for {} mismatched", where,
+                       fo.failing_ids.size(), fo.mismatched);
+  return fo;
+}
+
+/// A JSON replay report read strictly: its format and version, the corpus it names, every function.
+Result<ReplayResult> read_report(const std::string& text, const std::string& name) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "lockstep-replay")
+    return Error::make(Errc::kBadMagic, "{}: not a lockstep replay JSON report", name);
+  LOCKSTEP_TRY(std::uint32_t version, report_count(j, "version", name));
+  if (version != kReportVersion)
+    return Error::make(Errc::kBadVersion, "{}: a replay report of version {}; this lockstep reads version {} (replay "
+                                          "again to write one)",
+                       name, version, kReportVersion);
+  ReplayResult r;
+  auto corpus = j.find("corpus");
+  if (corpus == j.end() || !corpus->is_string())
+    return Error::make(Errc::kMalformed, "{}: no \"corpus\" (the replayed corpus's manifest digest)", name);
+  r.corpus_sha256 = corpus->get<std::string>();
+  if (j.contains("shard")) {
+    if (!j["shard"].is_string()) return Error::make(Errc::kMalformed, "{}: \"shard\" is not a string", name);
+    auto s = parse_shard(j["shard"].get<std::string>());
+    if (!s.ok()) return Error::make(Errc::kMalformed, "{}: {}", name, s.error().message);
+    r.shard = *s;
+  }
+  auto fs = j.find("functions");
+  if (fs == j.end() || !fs->is_array()) return Error::make(Errc::kMalformed, "{}: no \"functions\" list", name);
+  for (const auto& f : *fs) {
+    LOCKSTEP_TRY(FunctionOutcome fo, report_function(f, name));
+    r.functions.push_back(std::move(fo));
+  }
+  LOCKSTEP_TRY(std::uint32_t cases, report_count(j, "cases", name));
+  LOCKSTEP_TRY(std::uint32_t matched, report_count(j, "matched", name));
+  LOCKSTEP_TRY(std::uint32_t mismatched, report_count(j, "mismatched", name));
+  if (cases != r.total_cases() || matched != r.total_matched() || mismatched != r.total_mismatched())
+    return Error::make(Errc::kMalformed, "{}: the totals ({} cases, {} matched, {} mismatched) are not the functions' "
+                                         "sums ({}, {}, {})",
+                       name, cases, matched, mismatched, r.total_cases(), r.total_matched(), r.total_mismatched());
+  return r;
+}
+
+}  // namespace
+
 Result<ReplayResult> merge_reports(const std::vector<std::string>& json_reports, const std::vector<std::string>& names) {
   ReplayResult merged;
   std::vector<bool> seen;  // shard K seen
   unsigned count = 0;
   for (std::size_t r = 0; r < json_reports.size(); ++r) {
     const std::string& name = r < names.size() ? names[r] : fmt::format("report {}", r + 1);
-    nlohmann::json j = nlohmann::json::parse(json_reports[r], nullptr, false);
-    if (j.is_discarded() || !j.is_object() || j.value("format", "") != "lockstep-replay")
-      return Error::make(Errc::kBadMagic, "{}: not a lockstep replay JSON report", name);
-    Shard shard;
-    if (j.contains("shard")) {
-      if (!j["shard"].is_string()) return Error::make(Errc::kMalformed, "{}: \"shard\" is not a string", name);
-      auto s = parse_shard(j["shard"].get<std::string>());
-      if (!s.ok()) return Error::make(Errc::kMalformed, "{}: {}", name, s.error().message);
-      shard = *s;
-    }
+    LOCKSTEP_TRY(ReplayResult one, read_report(json_reports[r], name));
+    const Shard shard = one.shard;
     if (count == 0) {
       count = shard.count;
       seen.assign(count, false);
+      merged.corpus_sha256 = one.corpus_sha256;
     } else if (shard.count != count) {
       return Error::make(Errc::kUsage, "{} is shard {}/{}, the reports before it are shards of {}", name, shard.index,
                          shard.count, count);
+    } else if (one.corpus_sha256 != merged.corpus_sha256) {
+      return Error::make(Errc::kUsage, "{} is a replay of corpus {}, the reports before it of corpus {}: shards of "
+                                       "one run replay one corpus",
+                         name, one.corpus_sha256.substr(0, 16), merged.corpus_sha256.substr(0, 16));
     }
     if (seen[shard.index - 1])
       return Error::make(Errc::kUsage, "{}: shard {}/{} is given twice", name, shard.index, shard.count);
     seen[shard.index - 1] = true;
-    try {
-      for (const auto& f : j.at("functions")) {
-        FunctionOutcome fo;
-        fo.function = static_cast<std::uint32_t>(std::stoul(f.at("address").get<std::string>(), nullptr, 16));
-        fo.name = f.at("name").get<std::string>();
-        fo.bound = f.at("bound").get<bool>();
-        fo.cases = f.at("cases").get<std::uint32_t>();
-        fo.matched = f.at("matched").get<std::uint32_t>();
-        fo.mismatched = f.at("mismatched").get<std::uint32_t>();
-        fo.outside_reads = f.at("outside_reads").get<std::uint32_t>();
-        fo.failing_ids = f.at("failing_cases").get<std::vector<std::uint32_t>>();
-        merged.functions.push_back(std::move(fo));
-      }
-    } catch (const std::exception& e) {
-      return Error::make(Errc::kMalformed, "{}: malformed replay report: {}", name, e.what());
-    }
+    for (auto& fo : one.functions) merged.functions.push_back(std::move(fo));
   }
   for (unsigned k = 0; k < count; ++k)
     if (!seen[k]) return Error::make(Errc::kUsage, "shard {}/{} is missing from the reports", k + 1, count);
@@ -392,16 +524,13 @@ Result<ReplayResult> merge_reports(const std::vector<std::string>& json_reports,
 }
 
 Result<BaselineDelta> compare_baseline(const ReplayResult& now, const std::string& baseline_json) {
-  nlohmann::json j = nlohmann::json::parse(baseline_json, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "lockstep-replay")
-    return Error::make(Errc::kBadMagic, "the baseline is not a lockstep replay JSON report");
+  LOCKSTEP_TRY(ReplayResult then, read_report(baseline_json, "the baseline"));
+  if (then.corpus_sha256 != now.corpus_sha256)
+    return Error::make(Errc::kUsage, "the baseline is a replay of corpus {}, this run of corpus {}: compare runs of "
+                                     "one corpus (the corpus changed? make a new baseline)",
+                       then.corpus_sha256.substr(0, 16), now.corpus_sha256.substr(0, 16));
   std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> before;  // address → (matched, cases)
-  try {
-    for (const auto& f : j.at("functions"))
-      before[f.at("address").get<std::string>()] = {f.at("matched").get<std::uint32_t>(), f.at("cases").get<std::uint32_t>()};
-  } catch (const std::exception& e) {
-    return Error::make(Errc::kMalformed, "the baseline report is malformed: {}", e.what());
-  }
+  for (const auto& f : then.functions) before[fmt::format("0x{:08x}", f.function)] = {f.matched, f.cases};
   BaselineDelta d;
   for (const auto& f : now.functions) {
     std::string key = fmt::format("0x{:08x}", f.function);

@@ -167,8 +167,14 @@ class ThreadFreezer final : public StoppedThreads {
       for (int tid : fresh)
         if (threads_.count(tid)) LOCKSTEP_TRY_STATUS(await_stop(tid));
     }
+    // No thread could be stopped: the process was gone before the snapshot began, like a pid that never
+    // was (2); one that goes away after it is stopped is the environment changing under it (4).
+    if (threads_.empty() && thread_state(pid_, pid_) == 'Z')
+      return Error::make(Errc::kNotFound, "pid {} is a zombie: it has exited and its parent has not reaped it; there "
+                                          "is no process left to snapshot",
+                         pid_);
     if (threads_.empty())
-      return Error::make(Errc::kIo, "pid {} exited while it was being stopped for the snapshot", pid_);
+      return Error::make(Errc::kNotFound, "pid {} exited before it could be stopped for the snapshot", pid_);
     return {};
   }
 

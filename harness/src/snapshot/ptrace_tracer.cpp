@@ -66,7 +66,9 @@ class Tracer::Impl final : public ptrace_process::StoppedThreads {
     bool fresh = false;      ///< created while traced; its debug registers are set at its first stop
     bool held = false;       ///< a stop seen while stopping every thread, handled by the next next()
     int pending_signal = 0;  ///< delivered when the thread is resumed or detached
-    std::array<std::uint64_t, kDebugRegisterSlots> slots{};  ///< what its DR0..DR3 hold (0 = off)
+    std::array<std::uint64_t, kDebugRegisterSlots> slots{};    ///< what its DR0..DR3 should hold (0 = off)
+    std::array<std::uint64_t, kDebugRegisterSlots> written{};  ///< what was written to them
+    unsigned long dr7 = 0;                                     ///< what was written to DR7
   };
 
   Impl(int pid, bool allow_64bit) : pid_(pid), allow_64bit_(allow_64bit) {
@@ -107,6 +109,7 @@ class Tracer::Impl final : public ptrace_process::StoppedThreads {
 
   Status seize_all();
   Status write_debug_registers(int tid, ThreadState& t);
+  Status dr_error(int tid, const char* reg, int err) const;
   Status arm(int tid, ThreadState& t) {
     for (std::size_t i = 0; i < global_.size(); ++i) t.slots[i] = global_[i];
     return write_debug_registers(tid, t);
@@ -122,28 +125,39 @@ class Tracer::Impl final : public ptrace_process::StoppedThreads {
 };
 
 Status Tracer::Impl::write_debug_registers(int tid, ThreadState& t) {
-  unsigned long dr7 = 0;
+  // Only what changed is written: each write of a debug register makes the kernel re-register the
+  // thread's breakpoint events, the largest part of a return point's cost. A slot turned off keeps
+  // its address and only loses its enable bit in DR7.
   auto poke = [&](int reg, unsigned long v) {
     return ::ptrace(PTRACE_POKEUSER, tid, reinterpret_cast<void*>(debug_register_offset(reg)), reinterpret_cast<void*>(v));
   };
-  if (poke(7, 0) != 0) {
-    if (errno == ESRCH) return {};  // exited meanwhile: its exit status follows
-    return trace_os_error(Errc::kUnsupported, errno, fmt::format("clearing DR7 of thread {} of pid {}", tid, pid_));
-  }
+  unsigned long dr7 = 0;
   for (std::size_t i = 0; i < kDebugRegisterSlots; ++i) {
     if (!t.slots[i]) continue;
-    if (poke(static_cast<int>(i), static_cast<unsigned long>(t.slots[i])) != 0)
+    dr7 |= kDr7LocalEnable << (2 * i);
+    if (t.written[i] == t.slots[i]) continue;
+    if (t.dr7 & (kDr7LocalEnable << (2 * i))) {  // the kernel checks an enabled slot's new address at once
+      if (poke(7, t.dr7 & ~(kDr7LocalEnable << (2 * i))) != 0) return dr_error(tid, "DR7", errno);
+      t.dr7 &= ~(kDr7LocalEnable << (2 * i));
+    }
+    if (poke(static_cast<int>(i), static_cast<unsigned long>(t.slots[i])) != 0) {
+      if (errno == ESRCH) return {};  // exited meanwhile: its exit status follows
       return trace_os_error(Errc::kUnsupported, errno,
                             fmt::format("the kernel refused a hardware breakpoint at 0x{:x} in thread {} of pid {} "
                                         "(DR{})",
                                         t.slots[i], tid, pid_, i));
-    dr7 |= kDr7LocalEnable << (2 * i);
+    }
+    t.written[i] = t.slots[i];
   }
-  if (dr7 && poke(7, dr7) != 0)
-    return trace_os_error(Errc::kUnsupported, errno,
-                          fmt::format("enabling the hardware breakpoints of thread {} of pid {} (DR7 = 0x{:x})", tid,
-                                      pid_, dr7));
+  if (dr7 == t.dr7) return {};
+  if (poke(7, dr7) != 0) return dr_error(tid, "DR7", errno);
+  t.dr7 = dr7;
   return {};
+}
+
+Status Tracer::Impl::dr_error(int tid, const char* reg, int err) const {
+  if (err == ESRCH) return {};  // exited meanwhile: its exit status follows
+  return trace_os_error(Errc::kUnsupported, err, fmt::format("writing {} of thread {} of pid {}", reg, tid, pid_));
 }
 
 Result<int> Tracer::Impl::wait_for(int tid) {

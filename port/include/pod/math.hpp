@@ -20,8 +20,8 @@
 //     product's rounding and give different bits);
 //   - no long double anywhere (it is 80-bit on x86-64 and 128-bit on aarch64);
 //   - conversions back to integers never use the host's current rounding mode: the 1.5·2^68 trick
-//     reads bits out of the double, and fistp's round-to-nearest-even is written out with floor()
-//     (exact) and comparisons (round_to_int32 below). Arithmetic assumes the default rounding mode,
+//     reads bits out of the double, and fistp's round-to-nearest-even is written out with a truncating
+//     conversion, the exact remainder and comparisons (round_to_int32 below). Arithmetic assumes the default rounding mode,
 //     round to nearest, which a C++ program starts in; the port never changes it.
 // The 1.5·2^68 trick (F006): a double near M = 1.5·2^68 has an exponent of 68, so its last mantissa
 // bit is worth 2^16. Adding M to a sum s (|s| < 2^67) therefore rounds s to a multiple of 65536,
@@ -30,8 +30,10 @@
 // of the additions is part of the result (dot16, F007).
 #pragma once
 
+#include <bit>
 #include <cfloat>
 #include <cstdint>
+#include <limits>
 
 #include "pod/memory.hpp"
 #include "pod/types.hpp"
@@ -74,11 +76,11 @@ Fixed div16(Memory& m, Fixed a, Fixed b);
 Fixed qdiv(Memory& m, Fixed a, Fixed b);
 
 /// The x87 routines' read-out (F006): the low 32 bits of a double of the form M + s.
-Fixed low_word(double m_plus_sum);
+inline Fixed low_word(double m_plus_sum);
 
 /// fistp under control word 0x027f: round to nearest, ties to even; a value outside 32 bits (or
 /// NaN) stores the integer indefinite 0x80000000. Independent of the host's rounding mode.
-std::int32_t round_to_int32(double x);
+inline std::int32_t round_to_int32(double x);
 
 /// fild of a 32-bit integer (exact).
 constexpr double fild(std::int32_t v) { return static_cast<double>(v); }
@@ -110,18 +112,18 @@ constexpr Vec3 sub(const Vec3& a, const Vec3& b) {
 
 /// FUN_004d41a0 — dot product, ((a0·b0 + M) + a1·b1) + a2·b2 read out as the low word (F007):
 /// each addition rounds to a multiple of 65536, so the order is part of the result.
-Fixed dot16(const Vec3& a, const Vec3& b);
+inline Fixed dot16(const Vec3& a, const Vec3& b);
 
 /// FUN_004d41df — cross product (F008; CHOICES): x = (a1·b2 + M) − a2·b1 and y = (a2·b0 + M) − a0·b2
 /// through M; z = fistp((a0·b1 − a1·b0) × 2^-16).
-Vec3 cross16(const Vec3& a, const Vec3& b);
+inline Vec3 cross16(const Vec3& a, const Vec3& b);
 
 /// FUN_004d465d — vector × 16.16 scalar through M: out_i = low word of (v_i·s + M) (CHOICES).
-Vec3 scale16(const Vec3& v, Fixed s);
+inline Vec3 scale16(const Vec3& v, Fixed s);
 
 /// FUN_004d4606 — vector × 16.16 scalar through fistp: v_i = fistp(v_i·s × 2^-16) (CHOICES); the
 /// put-back passes 0x5555 (F082). Out of range saturates to 0x80000000 where scale16 wraps.
-Vec3 scale16_fistp(const Vec3& v, Fixed s);
+inline Vec3 scale16_fistp(const Vec3& v, Fixed s);
 
 /// FUN_004d3e90 — the square root the hull radius is taken through (G11; chosen: eax = the low word,
 /// edx = the high word of an unsigned 64-bit value, eax = its exact integer square root, rounded down).
@@ -137,6 +139,64 @@ void cross16(Memory& m, GuestAddr a, GuestAddr b, GuestAddr out);
 void scale16(Memory& m, GuestAddr v, Fixed s, GuestAddr out);
 /// FUN_004d4606: eax = v, scaled in place, edx = s.
 void scale16(Memory& m, GuestAddr v, Fixed s);
+
+// --- The value routines' definitions, inline: the car step and the collisions call them hundreds
+// of times a step from every module, and a call each (with the vector packed into registers and
+// read back through the stack) cost more than the arithmetic. ---
+
+inline Fixed low_word(double m_plus_sum) {
+  return static_cast<Fixed>(static_cast<std::uint32_t>(std::bit_cast<std::uint64_t>(m_plus_sum)));
+}
+
+inline std::int32_t round_to_int32(double x) {
+  if (!(x >= -2147483648.5 && x < 2147483647.5)) return std::numeric_limits<std::int32_t>::min();
+  // Truncate (a conversion that never looks at the rounding mode), then round the exact remainder
+  // by hand, ties to the even neighbour: no call into the C library's floor(). x − t is exact (t is
+  // x with its fraction cut, |x| < 2^32).
+  const auto t = static_cast<std::int64_t>(x);
+  const double frac = x - static_cast<double>(t);
+  std::int64_t r = t;
+  if (frac > 0.5 || (frac == 0.5 && (t & 1) != 0)) {
+    r = t + 1;
+  } else if (frac < -0.5 || (frac == -0.5 && (t & 1) != 0)) {
+    r = t - 1;
+  }
+  if (r < std::numeric_limits<std::int32_t>::min() || r > std::numeric_limits<std::int32_t>::max())
+    return std::numeric_limits<std::int32_t>::min();
+  return static_cast<std::int32_t>(r);
+}
+
+// FUN_004d41a0
+inline Fixed dot16(const Vec3& a, const Vec3& b) {
+  double s = fild(a.x) * fild(b.x);
+  s = s + kRound;
+  s = s + fild(a.y) * fild(b.y);
+  s = s + fild(a.z) * fild(b.z);
+  return low_word(s);
+}
+
+// FUN_004d41df
+inline Vec3 cross16(const Vec3& a, const Vec3& b) {
+  Vec3 out;
+  out.x = low_word((fild(a.y) * fild(b.z) + kRound) - fild(a.z) * fild(b.y));
+  out.y = low_word((fild(a.z) * fild(b.x) + kRound) - fild(a.x) * fild(b.z));
+  out.z = round_to_int32((fild(a.x) * fild(b.y) - fild(a.y) * fild(b.x)) * kInv65536);
+  return out;
+}
+
+// FUN_004d465d
+inline Vec3 scale16(const Vec3& v, Fixed s) {
+  const double ds = fild(s);
+  return Vec3{low_word(fild(v.x) * ds + kRound), low_word(fild(v.y) * ds + kRound),
+              low_word(fild(v.z) * ds + kRound)};
+}
+
+// FUN_004d4606
+inline Vec3 scale16_fistp(const Vec3& v, Fixed s) {
+  const double ds = fild(s);
+  return Vec3{round_to_int32(fild(v.x) * ds * kInv65536), round_to_int32(fild(v.y) * ds * kInv65536),
+              round_to_int32(fild(v.z) * ds * kInv65536)};
+}
 
 }  // namespace math
 }  // namespace pod

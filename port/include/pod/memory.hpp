@@ -1,12 +1,22 @@
 // pod::Memory — the one interface through which the port reads and writes the game's state, at the
 // original's addresses. A game uses FlatMemory; the replay gives the port a case's sparse memory (its
-// own Memory) and sees every access, so each load and store goes through one virtual call at the
-// width the original uses.
+// own Memory) and sees every access.
+//
+// Every field the port touches is a load or a store here, so the common access is inline and plain:
+// a table from guest page (4 KiB) to the host bytes that hold it, and a load or store of a page
+// listed there is an index, an add and a copy at the original's width. Everything else goes out of
+// line, to the Memory's own virtual load_slow/store_slow: a page not in the table (unmapped, partly
+// mapped, or one the Memory must observe: the replay lists no page, so it sees every access), and an
+// access that runs past its page's end. One concrete class, not a template: the port's functions keep
+// their one source, compiled once, taking `pod::Memory&` (port/README.md "Memory" says why).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,20 +44,27 @@ class MemoryFault : public std::runtime_error {
 /// Accesses wrap nowhere: an access is [address, address + size) in the guest space.
 class Memory {
  public:
-  virtual ~Memory() = default;
-  Memory() = default;
+  static constexpr unsigned kPageBits = 12;
+  static constexpr std::uint32_t kPageSize = std::uint32_t{1} << kPageBits;
+  static constexpr std::size_t kPages = std::size_t{1} << (32 - kPageBits);
+
+  virtual ~Memory();
   Memory(const Memory&) = delete;
   Memory& operator=(const Memory&) = delete;
 
-  // The primitives: one call per access, at the original's width.
-  virtual std::uint8_t load8(GuestAddr address) = 0;
-  virtual std::uint16_t load16(GuestAddr address) = 0;
-  virtual std::uint32_t load32(GuestAddr address) = 0;
-  virtual std::uint64_t load64(GuestAddr address) = 0;
-  virtual void store8(GuestAddr address, std::uint8_t value) = 0;
-  virtual void store16(GuestAddr address, std::uint16_t value) = 0;
-  virtual void store32(GuestAddr address, std::uint32_t value) = 0;
-  virtual void store64(GuestAddr address, std::uint64_t value) = 0;
+  // The primitives: one per access, at the original's width.
+  std::uint8_t load8(GuestAddr a) { return static_cast<std::uint8_t>(fast_load<1>(a)); }
+  std::uint16_t load16(GuestAddr a) { return static_cast<std::uint16_t>(fast_load<2>(a)); }
+  std::uint32_t load32(GuestAddr a) { return static_cast<std::uint32_t>(fast_load<4>(a)); }
+  std::uint64_t load64(GuestAddr a) { return fast_load<8>(a); }
+  void store8(GuestAddr a, std::uint8_t v) { fast_store<1>(a, v); }
+  void store16(GuestAddr a, std::uint16_t v) { fast_store<2>(a, v); }
+  void store32(GuestAddr a, std::uint32_t v) { fast_store<4>(a, v); }
+  void store64(GuestAddr a, std::uint64_t v) { fast_store<8>(a, v); }
+  /// One access of `size` bytes (1, 2, 4 or 8) as the primitive of that width: what a Memory that
+  /// wraps another one forwards.
+  std::uint64_t load(GuestAddr a, unsigned size);
+  void store(GuestAddr a, unsigned size, std::uint64_t value);
 
   // Typed helpers (two's complement for the signed ones; f64 is the IEEE bit pattern).
   std::uint8_t u8(GuestAddr a) { return load8(a); }
@@ -72,51 +89,108 @@ class Memory {
     put_i32(a + 4, v.y);
     put_i32(a + 8, v.z);
   }
+
+ protected:
+  /// No page served inline: every access goes to the slow path (a Memory that observes them all).
+  Memory();
+  /// With a page table of its own (zeroed: no page listed yet), for set_fast_page.
+  struct OwnPageTable {};
+  explicit Memory(OwnPageTable);
+
+  // The accesses the page table does not serve, one per width (the value little-endian in the low
+  // bytes). The inline path never calls them for an access inside a listed page.
+  virtual std::uint8_t load8_slow(GuestAddr a) = 0;
+  virtual std::uint16_t load16_slow(GuestAddr a) = 0;
+  virtual std::uint32_t load32_slow(GuestAddr a) = 0;
+  virtual std::uint64_t load64_slow(GuestAddr a) = 0;
+  virtual void store8_slow(GuestAddr a, std::uint8_t v) = 0;
+  virtual void store16_slow(GuestAddr a, std::uint16_t v) = 0;
+  virtual void store32_slow(GuestAddr a, std::uint32_t v) = 0;
+  virtual void store64_slow(GuestAddr a, std::uint64_t v) = 0;
+
+  /// Serves guest page `page` (its number: address >> kPageBits) inline from the kPageSize bytes at
+  /// `host`, or, with nullptr, no longer. Only for a Memory made with OwnPageTable.
+  void set_fast_page(std::uint32_t page, std::uint8_t* host);
+
+ private:
+  template <unsigned N>
+  std::uint64_t fast_load(GuestAddr a) {
+    const unsigned off = a & (kPageSize - 1);
+    if (const std::uint8_t* p = pages_[a >> kPageBits]; p != nullptr && off <= kPageSize - N) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, p + off, N);  // the guest's byte order is the host's (memory.cpp checks)
+      return v;
+    }
+    if constexpr (N == 1) return load8_slow(a);
+    if constexpr (N == 2) return load16_slow(a);
+    if constexpr (N == 4) return load32_slow(a);
+    if constexpr (N == 8) return load64_slow(a);
+  }
+  template <unsigned N>
+  void fast_store(GuestAddr a, std::uint64_t v) {
+    const unsigned off = a & (kPageSize - 1);
+    if (std::uint8_t* p = pages_[a >> kPageBits]; p != nullptr && off <= kPageSize - N) {
+      std::memcpy(p + off, &v, N);
+      return;
+    }
+    if constexpr (N == 1) store8_slow(a, static_cast<std::uint8_t>(v));
+    if constexpr (N == 2) store16_slow(a, static_cast<std::uint16_t>(v));
+    if constexpr (N == 4) store32_slow(a, static_cast<std::uint32_t>(v));
+    if constexpr (N == 8) store64_slow(a, v);
+  }
+
+  struct FreePages {
+    void operator()(std::uint8_t** p) const;
+  };
+  std::unique_ptr<std::uint8_t*[], FreePages> own_pages_;  // the table, when the Memory has one
+  std::uint8_t* const* pages_;                              // kPages entries: host bytes or nullptr
 };
 
-/// Memory for a game (and for unit tests): a set of mapped ranges, each backed by a byte vector,
+/// Memory for a game (and for unit tests): a set of mapped ranges, each backed by its own bytes,
 /// zero-filled when mapped. Accesses outside every range throw MemoryFault; an access may span two
-/// adjacent ranges.
+/// adjacent ranges. Every page a range covers whole is served inline (Memory's page table); the
+/// pages a range covers in part (a range not page-aligned) and the accesses across a page's end go
+/// the slow way, through the ranges.
 class FlatMemory final : public Memory {
  public:
-  FlatMemory() = default;
+  FlatMemory();
 
-  /// Maps [base, base + size) and returns its bytes (zeroed). Throws std::invalid_argument when the
-  /// range is empty, wraps past 2^32, or overlaps a range already mapped.
-  std::vector<std::uint8_t>& map(GuestAddr base, std::uint32_t size);
+  /// Maps [base, base + size) and returns its bytes (zeroed; they stay where they are for the
+  /// memory's life). Throws std::invalid_argument when the range is empty, wraps past 2^32, or
+  /// overlaps a range already mapped.
+  std::span<std::uint8_t> map(GuestAddr base, std::uint32_t size);
   /// True when every byte of [address, address + size) is mapped.
   bool mapped(GuestAddr address, std::uint32_t size) const;
   /// Copies bytes in or out (for loading a world or a saved state); throws MemoryFault when unmapped.
   void write_bytes(GuestAddr address, const std::uint8_t* bytes, std::size_t size);
   void read_bytes(GuestAddr address, std::uint8_t* bytes, std::size_t size) const;
 
-  std::uint8_t load8(GuestAddr address) override;
-  std::uint16_t load16(GuestAddr address) override;
-  std::uint32_t load32(GuestAddr address) override;
-  std::uint64_t load64(GuestAddr address) override;
-  void store8(GuestAddr address, std::uint8_t value) override;
-  void store16(GuestAddr address, std::uint16_t value) override;
-  void store32(GuestAddr address, std::uint32_t value) override;
-  void store64(GuestAddr address, std::uint64_t value) override;
-
  private:
+  std::uint8_t load8_slow(GuestAddr a) override;
+  std::uint16_t load16_slow(GuestAddr a) override;
+  std::uint32_t load32_slow(GuestAddr a) override;
+  std::uint64_t load64_slow(GuestAddr a) override;
+  void store8_slow(GuestAddr a, std::uint8_t v) override;
+  void store16_slow(GuestAddr a, std::uint16_t v) override;
+  void store32_slow(GuestAddr a, std::uint32_t v) override;
+  void store64_slow(GuestAddr a, std::uint64_t v) override;
+
   struct Range {
     GuestAddr base;
-    std::vector<std::uint8_t> bytes;
+    std::uint32_t size;
+    std::unique_ptr<std::uint8_t[]> bytes;  // never moves once mapped: the page table points into it
   };
   // The range holding address, or nullptr.
   const Range* find(GuestAddr address) const;
   std::uint64_t load_le(GuestAddr address, unsigned size) const;
   void store_le(GuestAddr address, unsigned size, std::uint64_t value);
-  std::uint64_t load_spanning(GuestAddr address, unsigned size) const;  // across ranges, or a fault
-  void store_spanning(GuestAddr address, unsigned size, std::uint64_t value);
 
   std::vector<Range> ranges_;  // sorted by base, disjoint
-  // The range that held an address of each recently used 4 KiB page, by page number modulo the slot
-  // count: a step reads a car, its driver, track faces and tables in turn, so one "last range" missed
-  // often and every miss searched the ranges. A slot only remembers: the range is still checked for
-  // the address (a page can hold the end of one range and the start of another). A slot holds its
-  // page number + 1 (page numbers are below 2^20), so 0 is an empty slot.
+  // The range that held an address of each recently used page the table does not serve, by page
+  // number modulo the slot count (a game whose ranges are not page-aligned reaches a car, its driver,
+  // track faces and tables in turn through here). A slot only remembers: the range is still checked
+  // for the address (a page can hold the end of one range and the start of another). A slot holds
+  // its page number + 1 (page numbers are below 2^20), so 0 is an empty slot.
   static constexpr std::size_t kPageSlots = 64;
   mutable std::array<std::uint32_t, kPageSlots> slot_page_{};
   mutable std::array<std::uint32_t, kPageSlots> slot_range_{};

@@ -23,6 +23,7 @@
 #include "pod/memory.hpp"
 #include "pod/props.hpp"
 #include "pod/race.hpp"
+#include "pod/setup.hpp"
 #include "pod/step.hpp"
 #include "pod/suspension.hpp"
 #include "pod/tables.hpp"

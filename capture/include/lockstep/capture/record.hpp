@@ -37,7 +37,7 @@ struct PointCount {
   std::string tag;
   harness::GuestAddr address = 0;
   harness::RecordWhere where = harness::RecordWhere::kAddress;
-  std::uint64_t hits = 0, records = 0, skipped = 0;
+  std::uint64_t hits = 0, records = 0, skipped = 0;  ///< records: taken (a step left unfinished is not written)
 };
 
 struct RecordReport {
@@ -51,7 +51,10 @@ struct RecordReport {
   End end = End::kExited;
   int exit_status = 0, signal = 0;    ///< kExited/kFailed: the program's; kInterrupted: the signal
   int pid = 0;
-  std::uint64_t records = 0, skipped = 0, log_bytes = 0;
+  std::uint64_t records = 0;   ///< written to the log
+  std::uint64_t skipped = 0;   ///< not taken: a block or value unreadable at the hit
+  std::uint64_t dropped = 0;   ///< taken but left out: an attached recording's first step, the unfinished last one
+  std::uint64_t log_bytes = 0;
   std::optional<std::uint32_t> first_step, last_step;
   std::size_t threads = 0;            ///< threads seen (attached or created while recording)
   bool snapshot_taken = false;

@@ -56,6 +56,8 @@ struct SearchOptions {
   /// Also mutate labelled tables and constants (last). Off by default: a state with a changed
   /// constant is one no game reaches, and a port that compiles the constant in cannot follow it.
   bool mutate_constants = false;
+  /// The limits of each run (block budget, timeout) on the machines the search makes itself.
+  harness::MachineConfig machine;
 };
 
 struct SearchResult {

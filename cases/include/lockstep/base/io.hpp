@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,10 +37,25 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path,
 /// a directory or a block device is refused (kUsage). Temp files left by killed writers of the
 /// same output (PATH.tmp.<pid of a process that is gone>) are removed.
 Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> data);
-Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> data);
 inline Status write_file_atomic(const std::filesystem::path& path, std::string_view data) {
   return write_file_atomic(path, std::span(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()));
 }
+
+/// Test seam for the writers' failure paths: from now on every `every`-th write(2) call made by
+/// lockstep's file writers (write_file_atomic and what uses it: corpora, snapshots, reports) fails with
+/// errno `error` (ENOSPC, EIO). 0 turns it off (the default: a normal run pays one relaxed load per
+/// write); UINT64_MAX never fails but counts. Resets the count.
+void set_write_fault(std::uint64_t every, int error);
+/// write(2) calls counted since set_write_fault turned the seam on.
+std::uint64_t write_calls();
+
+/// What a path names on disk, links followed: the device and inode, so two names of one file (a
+/// link, "./a" and "a", a bind mount) compare equal. nullopt when nothing is there.
+struct FileIdentity {
+  std::uint64_t device = 0, inode = 0;
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+std::optional<FileIdentity> file_identity(const std::filesystem::path& path);
 
 /// The temp name a writer of `path` uses beside it: "NAME.tmp.<pid>".
 std::string temp_sibling_name(const std::filesystem::path& path);

@@ -41,7 +41,7 @@ enum ExitCode : int {
   kExitEnvironment = 4,  ///< the OS refused (permissions, a process that went away, I/O)
   kExitInternal = 5,     ///< a bug in lockstep
   kExitNotFound = 6,     ///< a search ran to its budget without finding what it looked for
-  kExitProgramEnded = 7, ///< a recorded program exited or crashed before the recording's end (the log is whole)
+  kExitProgramEnded = 9,  ///< a recorded program exited or crashed before the recording's end (the log is whole)
 };
 
 int exit_code_for(Errc c) noexcept;

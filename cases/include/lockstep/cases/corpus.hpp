@@ -65,6 +65,10 @@ Status write_corpus(const std::filesystem::path& corpus_dir, Manifest m, const s
 struct Corpus {
   Manifest manifest;
   std::vector<CaseFile> files;
+  /// SHA-256 of manifest.json as read (it names the snapshot, step log, profile and command the cases
+  /// were captured with, and every function's case count): the corpus's identity in replay reports,
+  /// so reports of two corpora are never merged or compared.
+  std::string manifest_sha256;
 };
 Result<Corpus> read_corpus(const std::filesystem::path& corpus_dir);
 

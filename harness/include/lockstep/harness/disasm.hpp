@@ -77,11 +77,11 @@ class Disassembler {
   std::unique_ptr<Impl> impl_;
 };
 
-/// "  0041b66c  55                 push ebp" lines for a listing.
-std::string format_listing(const std::vector<Instruction>& listing);
-/// The listing lines of the instruction at `writer` (marked `>` in the first column) after at most
-/// `before` instructions preceding it in its basic block (which starts at a jump's target, after a
-/// jump, a return or a call, or after a gap in the listing); empty when `listing` does not hold it.
-std::string format_writer_context(const std::vector<Instruction>& listing, GuestAddr writer, std::size_t before);
+/// A name for code at an address (a profile function's: "tyres::tyres"), or "" for none.
+using CodeNamer = std::function<std::string(GuestAddr)>;
+
+/// "  0041b66c  55                 push ebp" lines for a listing; a direct call or jump to code
+/// `name_of` names shows its target as "call 0x0041af80 <tyres::tyres>".
+std::string format_listing(const std::vector<Instruction>& listing, const CodeNamer& name_of = {});
 
 }  // namespace lockstep::harness

@@ -41,6 +41,9 @@ class Labeler {
   /// An address written as a number ("0x630838"), an instance ("car[3]", "car" = car[0]) or a label
   /// ("round_constant"), optionally plus an offset ("car[3]+0x440"). kUsage when it names nothing.
   Result<GuestAddr> resolve(std::string_view text) const;
+  /// The name of the profile function whose entry is `address` ("tyres::tyres"), or "" for none:
+  /// what a listing shows beside a call's target.
+  std::string function_name(GuestAddr address) const;
 
  private:
   struct Flat {            // one named range, flattened from nested structs
@@ -59,6 +62,7 @@ class Labeler {
   };
   std::vector<Inst> instances_;    // sorted by base
   std::vector<LabelSpec> labels_;  // sorted by address
+  std::vector<std::pair<GuestAddr, std::string>> functions_;  // (entry, name), sorted by entry
 };
 
 /// The bytes of a list of runs, one line per field: "    car[3]+0x440 engine_speed: 00 12 34 56".

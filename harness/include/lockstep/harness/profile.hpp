@@ -6,6 +6,7 @@
 // line number.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -19,6 +20,15 @@
 #include "lockstep/harness/snapshot.hpp"
 
 namespace lockstep::harness {
+
+/// The most named ranges one struct may flatten into (its fields, each element of an array, each
+/// nested record's fields and gaps): a profile past it is refused (kLimit) when it is loaded, before
+/// anything names them. POD's largest struct names a few hundred.
+inline constexpr std::uint64_t kMaxNamedRanges = std::uint64_t{1} << 18;
+
+/// The state log's record tags (capture/docs/state-log.md): what a [[driver]]'s `record` and
+/// `compare` may name.
+inline constexpr std::array<std::string_view, 4> kStateLogRecords{"STEP", "CTRL", "PHYS", "FRAM"};
 
 enum class ArgType { kU32, kI32, kPtr, kF64 };
 const char* arg_type_name(ArgType t) noexcept;

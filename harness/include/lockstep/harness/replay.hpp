@@ -51,6 +51,7 @@ struct FunctionOutcome {
 struct ReplayResult {
   std::vector<FunctionOutcome> functions;
   Shard shard;  ///< the shard this result covers (1/1: the whole corpus)
+  std::string corpus_sha256;  ///< the replayed corpus's identity (cases::Corpus::manifest_sha256)
   std::uint32_t total_cases() const;
   std::uint32_t total_matched() const;
   std::uint32_t total_mismatched() const;
@@ -71,27 +72,34 @@ struct FieldName {
 struct Namer {
   std::function<std::optional<FieldName>(std::uint32_t address)> field;
   std::function<std::string(std::uint32_t function)> disassembly;  ///< the original function's listing
-  /// The listing lines of the instruction at `writer` in `function`'s code, after the few before it in
-  /// its basic block (kWriterContext at most); empty when the listing does not hold it.
-  std::function<std::string(std::uint32_t function, std::uint32_t writer)> writer_context;
+  /// For a byte the case records as written by `writer` in `function`'s code: "written last by
+  /// 0x...:" and the store's data slice (data_slice.hpp: the instructions that computed the value it
+  /// stored and its address, the writer marked `>`), the store found as resolve_writer finds it
+  /// (`on_stack`: the byte lies in the call's stack); empty when the listing does not hold `writer`.
+  std::function<std::string(std::uint32_t function, std::uint32_t writer, bool on_stack)> writer_context;
+  /// What a report's "reproduce" line runs, before the case's `--case`: the executable that ran and
+  /// the corpus, as the porter typed them ("build/mygame_lockstep replay corpus").
+  std::string replay_command = "lockstep replay CORPUS";
 };
-
-/// How many instructions before a writing instruction a mismatch report shows: those of the same
-/// basic block, at most this many — enough for one expression of compiled x87 or integer code (the
-/// loads, the arithmetic, the store: `fld`, `fmul`, `fadd`, `fstp`), few enough that every differing
-/// field's cause reads at a glance. The whole listing follows at the report's end.
-inline constexpr std::size_t kWriterContext = 4;
 
 class Labeler;
 /// The namer replay reports use: fields from the profile's labels (when `labels` is given; it must
-/// outlive the namer), and the original's listing from the code bytes each case file carries, at
-/// most `max_instructions` long. `corpus` must outlive the namer.
+/// outlive the namer), the original's listing from the code bytes each case file carries, at most
+/// `max_instructions` long, its calls' targets named by the profile's functions (or the corpus's).
+/// `corpus` must outlive the namer.
 Namer corpus_namer(const cases::Corpus& corpus, const Labeler* labels, std::size_t max_instructions = 400);
 
 std::string format_table(const ReplayResult& r);
-/// The report a porter reads for one mismatching case.
-std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer);
+/// The size a mismatch report grows to before it stops (64 KiB: a few hundred differing fields with
+/// their writers, read at a glance); a case writing megabytes differently is summed up past it.
+inline constexpr std::size_t kMismatchReportBytes = std::size_t{64} << 10;
+/// The report a porter reads for one mismatching case: at most about `max_bytes` (a field and its
+/// writer lines past it), then a line saying how many differing bytes, from where, were left out.
+std::string format_mismatch(const FunctionOutcome& f, const CaseOutcome& c, const Namer& namer,
+                            std::size_t max_bytes = kMismatchReportBytes);
 
+/// The JSON report's version: 2 names the corpus ("corpus": its manifest's SHA-256).
+inline constexpr std::uint32_t kReportVersion = 2;
 /// Machine-readable reports.
 std::string to_json(const ReplayResult& r);
 std::string to_junit(const ReplayResult& r);

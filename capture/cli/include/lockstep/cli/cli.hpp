@@ -31,6 +31,9 @@ namespace lockstep::cli {
 struct Io {
   std::ostream& out;
   std::ostream& err;
+  /// The executable as the user ran it (main()'s argv[0]: a game's own lockstep, "build/mygame_lockstep"):
+  /// what a report tells the user to run again.
+  std::string_view program = "lockstep";
 };
 
 /// Runs one command line (without the program name, e.g. {"replay", "CORPUS", "--jobs", "2"}) and
@@ -39,7 +42,7 @@ struct Io {
 /// that `replay` and `probe` run; commands that run only the original ignore them. Never throws.
 int run(std::span<const std::string_view> args, Io io, const cases::BindingSet& bindings);
 int run(const std::vector<std::string>& args, Io io, const cases::BindingSet& bindings);
-/// main()'s arguments as they come (argv[0], the program name, is skipped).
+/// main()'s arguments as they come (argv[0], the program name, becomes `io.program`).
 int run(int argc, const char* const* argv, Io io, const cases::BindingSet& bindings);
 
 /// "lockstep X.Y.Z (unicorn A.B, capstone C.D)": what `--version` and `version` print.

@@ -16,20 +16,20 @@
 namespace pod::bindings {
 
 /// pod::Memory over a case's replay memory: loads read the case's inputs (or the port's own writes);
-/// a load of a byte the original never read is recorded and reads as 0; stores are recorded. Each
-/// access is the one virtual call pod::Memory has, into the replay memory's inline path at a fixed
-/// width.
+/// a load of a byte the original never read is recorded and reads as 0; stores are recorded. It
+/// serves no page inline (every access must be seen), so each access is pod::Memory's slow path: one
+/// virtual call, into the replay memory's inline path at a fixed width.
 class CaseMemory final : public pod::Memory {
  public:
   explicit CaseMemory(lockstep::cases::ReplayMemory& m) : m_(m) {}
-  std::uint8_t load8(GuestAddr a) override { return static_cast<std::uint8_t>(m_.load_le(a, 1)); }
-  std::uint16_t load16(GuestAddr a) override { return static_cast<std::uint16_t>(m_.load_le(a, 2)); }
-  std::uint32_t load32(GuestAddr a) override { return static_cast<std::uint32_t>(m_.load_le(a, 4)); }
-  std::uint64_t load64(GuestAddr a) override { return m_.load_le(a, 8); }
-  void store8(GuestAddr a, std::uint8_t v) override { m_.store_le(a, v, 1); }
-  void store16(GuestAddr a, std::uint16_t v) override { m_.store_le(a, v, 2); }
-  void store32(GuestAddr a, std::uint32_t v) override { m_.store_le(a, v, 4); }
-  void store64(GuestAddr a, std::uint64_t v) override { m_.store_le(a, v, 8); }
+  std::uint8_t load8_slow(GuestAddr a) override { return static_cast<std::uint8_t>(m_.load_le(a, 1)); }
+  std::uint16_t load16_slow(GuestAddr a) override { return static_cast<std::uint16_t>(m_.load_le(a, 2)); }
+  std::uint32_t load32_slow(GuestAddr a) override { return static_cast<std::uint32_t>(m_.load_le(a, 4)); }
+  std::uint64_t load64_slow(GuestAddr a) override { return m_.load_le(a, 8); }
+  void store8_slow(GuestAddr a, std::uint8_t v) override { m_.store_le(a, v, 1); }
+  void store16_slow(GuestAddr a, std::uint16_t v) override { m_.store_le(a, v, 2); }
+  void store32_slow(GuestAddr a, std::uint32_t v) override { m_.store_le(a, v, 4); }
+  void store64_slow(GuestAddr a, std::uint64_t v) override { m_.store_le(a, v, 8); }
 
  private:
   lockstep::cases::ReplayMemory& m_;
