@@ -60,8 +60,10 @@ Result<PointPlan> plan_points(const harness::Profile& profile) {
 /// Every point in an executable mapping of `pid`. `started`: the program was just started, so a
 /// point outside any mapping may belong to code loaded later (a DLL under Wine): it is let through.
 Status check_points_mapped(int pid, const harness::Profile& profile, bool started) {
-  LOCKSTEP_TRY(auto bytes, read_file(fmt::format("/proc/{}/maps", pid), 64u << 20));
-  auto maps = harness::parse_proc_maps(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  auto maps = harness::read_proc_maps(pid);
+  // Maps the kernel will not show mean ptrace is refused too: the attach says why (ptrace_scope),
+  // and the points are checked again once attached.
+  if (!maps.ok() && maps.error().code == Errc::kPermission) return {};
   if (!maps.ok()) return std::move(maps).error();
   for (const RecordPointSpec& p : profile.record_points) {
     auto m = std::find_if(maps->begin(), maps->end(), [&](const harness::MapsEntry& e) {
@@ -241,7 +243,7 @@ class Session {
       report_.end = RecordReport::End::kSteps;
       return true;
     }
-    if (o_.snapshot_at && !report_.snapshot_taken && log_.keeping() && r->step >= *o_.snapshot_at) {
+    if (o_.snapshot_at && !report_.snapshot_taken && log_.will_keep(*r) && r->step >= *o_.snapshot_at) {
       LOCKSTEP_TRY(harness::Snapshot s, tracer_.snapshot(o_.snapshot_options));
       LOCKSTEP_TRY_STATUS(harness::save_snapshot(s, o_.snapshot));
       report_.snapshot_taken = true;
@@ -301,10 +303,10 @@ Result<RecordReport> record(const harness::Profile& profile, const RecordOptions
     LOCKSTEP_TRY(tracer, harness::Tracer::attach(options.pid, options.allow_64bit));
   } else {
     LOCKSTEP_TRY(tracer, harness::Tracer::launch(options.command, options.allow_64bit));
-    if (Status mapped = check_points_mapped(tracer->pid(), profile, true); !mapped.ok()) {
-      (void)tracer->detach();
-      return std::move(mapped).error();
-    }
+  }
+  if (Status mapped = check_points_mapped(tracer->pid(), profile, options.pid <= 0); !mapped.ok()) {
+    (void)tracer->detach();
+    return std::move(mapped).error();
   }
   RecordReport report;
   report.pid = tracer->pid();

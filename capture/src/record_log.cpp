@@ -25,7 +25,7 @@ Result<RecordLog> RecordLog::open(const std::filesystem::path& path, const std::
     return Error::make(Errc::kUsage, "{} is not a regular file: a state log replaces a file whole", path.string());
   RecordLog f;
   f.path_ = path;
-  f.temp_ = temp_sibling_name(path);
+  f.temp_ = (path.parent_path() / temp_sibling_name(path)).string();  // beside it: the rename stays in one folder
   f.dropping_ = drop_first_step;
   f.fd_ = ::open(f.temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (f.fd_ < 0) return Error::make(Errc::kIo, "cannot create {}: {}", f.temp_, std::strerror(errno));

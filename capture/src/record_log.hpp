@@ -38,6 +38,10 @@ class RecordLog {
   /// Whether the records held now will be written when whole (false while the first step of an
   /// attached recording is being left out).
   bool keeping() const noexcept { return !dropping_; }
+  /// Whether `r` will be written once its step is whole (keeping(), or `r` ends the step left out).
+  bool will_keep(const Record& r) const noexcept {
+    return !dropping_ || (!held_.empty() && r.step > held_.back().step);
+  }
   /// Writes the last step if no racer's turn in it is cut (a CTRL record without its PHYS), else
   /// leaves it out; flushes, syncs and renames over the target.
   Status commit();

@@ -10,7 +10,8 @@
  * The program writes each record itself at exactly that point (log_step, log_ctrl, log_phys), so a
  * recorder's breakpoints there see the same bytes.
  *
- *   record_target --addresses            prints "name 0xADDRESS" lines (functions, data) and "code HEX"
+ *   record_target --addresses            prints "name 0xADDRESS" lines (functions, data, "never": code a
+ *                                        race never runs) and "code HEX"
  *                                        (sim_step's first 16 code bytes), then exits
  *   record_target LOG STEPS [options]    races STEPS steps (0: until SIGTERM), writing LOG
  *     --threads N      idle threads beside the race (default 2)
@@ -178,9 +179,11 @@ static void on_term(int sig) {
   g_stop = 1;
 }
 
-static int print_addresses(void) {
-  printf("sim_step %p\ncontroller %p\nlog_phys %p\ncars %p\nframe %p\ncurrent %p\ncode ", (void*)sim_step,
-         (void*)controller, (void*)log_phys, (void*)g_cars, (void*)&g_frame, (void*)&g_current);
+/* "never": code a race never runs (this function), for a recording point that is never hit. */
+NOINLINE int print_addresses(void) {
+  printf("sim_step %p\ncontroller %p\nlog_phys %p\nnever %p\ncars %p\nframe %p\ncurrent %p\ncode ", (void*)sim_step,
+         (void*)controller, (void*)log_phys, (void*)print_addresses, (void*)g_cars, (void*)&g_frame,
+         (void*)&g_current);
   for (int i = 0; i < 16; ++i) printf("%02x", ((const uint8_t*)(uintptr_t)sim_step)[i]);
   printf("\ncar_size %u\ntrail_offset %u\npointer_size %u\n", (unsigned)sizeof(struct car),
          (unsigned)offsetof(struct car, trail), (unsigned)sizeof(int32_t*));

@@ -758,6 +758,11 @@ Result<std::vector<MapsEntry>> parse_proc_maps(std::string_view text) {
   return out;
 }
 
+Result<std::vector<MapsEntry>> read_proc_maps(int pid) {
+  LOCKSTEP_TRY(std::string text, read_proc_text(fmt::format("/proc/{}/maps", pid), 64u << 20));
+  return parse_proc_maps(text);
+}
+
 namespace {
 
 /// The part of a snapshot read while every thread is stopped (read_stopped_process).
