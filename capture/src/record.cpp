@@ -4,6 +4,7 @@
 #include "lockstep/capture/record.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,32 +122,23 @@ RecordKind kind_of(const std::string& tag) {
   return RecordKind::kFrame;
 }
 
-/// A point's record at a hit: its racer, step and every block read, or why it cannot be had (then
-/// nothing of it is written).
-Result<Record> take_record(const RecordPointSpec& p, harness::Tracer& tracer, const harness::TraceRegisters& regs,
-                           std::int64_t hits) {
-  HitEnvironment env(tracer, regs);
-  env.hits = hits;
-  Record r;
-  r.kind = kind_of(p.tag);
-  if (p.instance) {
-    LOCKSTEP_TRY(env.racer, p.instance->evaluate(env));
-    if (env.racer < 0 || env.racer > 0x7fffffff)
-      return Error::make(Errc::kMalformed, "instance \"{}\" gave {}", p.instance->text, env.racer);
-  }
-  r.racer = static_cast<std::int32_t>(env.racer);
-  LOCKSTEP_TRY(std::int64_t step, p.step.evaluate(env));
-  if (step < 0 || step > 0xffffffffLL) return Error::make(Errc::kMalformed, "step \"{}\" gave {}", p.step.text, step);
-  r.step = static_cast<std::uint32_t>(step);
-  for (const harness::RecordBlockSpec& b : p.blocks) {
+/// Appends the blocks `specs` name at a hit to `r` (a group's blocks for each i of its `each`, in order).
+Status read_blocks(const std::vector<harness::RecordBlockSpec>& specs, HitEnvironment& env, harness::Tracer& tracer,
+                   Record& r) {
+  for (const harness::RecordBlockSpec& b : specs) {
     std::int64_t n = 1;
     if (b.each) { LOCKSTEP_TRY(n, b.each->evaluate(env)); }
-    if (n < 0 || n > kMaxBlocksPerEach)
-      return Error::make(Errc::kMalformed, "each \"{}\" gave {}", b.each->text, n);
-    for (env.i = 0; env.i < n; ++env.i) {
+    if (n < 0 || n > kMaxBlocksPerEach) return Error::make(Errc::kMalformed, "each \"{}\" gave {}", b.each->text, n);
+    const std::int64_t outer_i = env.i;
+    for (std::int64_t k = 0; k < n; ++k) {
+      env.i = b.each ? k : outer_i;  // a block without `each` inside a group sees the group's i
       if (b.condition) {
         LOCKSTEP_TRY(std::int64_t keep, b.condition->evaluate(env));
         if (!keep) continue;
+      }
+      if (!b.group.empty()) {
+        LOCKSTEP_TRY_STATUS(read_blocks(b.group, env, tracer, r));
+        continue;
       }
       LOCKSTEP_TRY(std::int64_t at, b.at.evaluate(env));
       std::int64_t size = static_cast<std::int64_t>(b.at.natural_size);
@@ -161,7 +153,38 @@ Result<Record> take_record(const RecordPointSpec& p, harness::Tracer& tracer, co
       LOCKSTEP_TRY_STATUS(tracer.read(block.address, block.bytes));
       r.blocks.push_back(std::move(block));
     }
+    env.i = outer_i;
   }
+  return {};
+}
+
+/// A point's instance at a hit (-1 for a point without one): an error unless it is 0..2^31-1.
+Result<std::int64_t> instance_at(const RecordPointSpec& p, HitEnvironment& env) {
+  if (!p.instance) return std::int64_t{-1};
+  LOCKSTEP_TRY(std::int64_t racer, p.instance->evaluate(env));
+  if (racer < 0 || racer > 0x7fffffff)
+    return Error::make(Errc::kMalformed, "instance \"{}\" gave {}", p.instance->text, racer);
+  return racer;
+}
+
+/// A point's record at a hit: its racer (`racer` when the entry of a return point gave it), step and
+/// every block read, or why it cannot be had (then nothing of it is written).
+Result<Record> take_record(const RecordPointSpec& p, harness::Tracer& tracer, const harness::TraceRegisters& regs,
+                           std::int64_t hits, std::optional<std::int64_t> racer) {
+  HitEnvironment env(tracer, regs);
+  env.hits = hits;
+  Record r;
+  r.kind = kind_of(p.tag);
+  if (racer) {
+    env.racer = *racer;
+  } else {
+    LOCKSTEP_TRY(env.racer, instance_at(p, env));
+  }
+  r.racer = static_cast<std::int32_t>(env.racer);
+  LOCKSTEP_TRY(std::int64_t step, p.step.evaluate(env));
+  if (step < 0 || step > 0xffffffffLL) return Error::make(Errc::kMalformed, "step \"{}\" gave {}", p.step.text, step);
+  r.step = static_cast<std::uint32_t>(step);
+  LOCKSTEP_TRY_STATUS(read_blocks(p.blocks, env, tracer, r));
   return r;
 }
 
@@ -207,10 +230,11 @@ class Session {
     for (std::size_t i = 0; i < profile_.record_points.size(); ++i) {
       const RecordPointSpec& p = profile_.record_points[i];
       auto armed = returns_.find({e.tid, i});
-      if (armed != returns_.end() && armed->second == e.regs.ip) {
+      if (armed != returns_.end() && armed->second.first == e.regs.ip) {
+        const std::int64_t racer = armed->second.second;
         returns_.erase(armed);
         LOCKSTEP_TRY_STATUS(tracer_.thread_breakpoint(e.tid, plan_.return_slot[i], 0));
-        LOCKSTEP_TRY(bool stop, record_point(i, e));
+        LOCKSTEP_TRY(bool stop, record_point(i, e, racer));
         if (stop) return true;
         continue;
       }
@@ -220,21 +244,25 @@ class Session {
         if (stop) return true;
         continue;
       }
-      HitEnvironment env(tracer_, e.regs);  // the entry of a return point: the return address at [esp]
+      // The entry of a return point: the return address at [esp], and the instance from the
+      // arguments as they are now (at the return they are gone).
+      HitEnvironment env(tracer_, e.regs);
       auto ret = env.load(e.regs.sp, e.regs.is64 ? 8 : 4);
-      if (!ret.ok()) {
-        note_skip(i, fmt::format("return address at 0x{:x} unreadable", e.regs.sp));
+      auto racer = instance_at(p, env);
+      if (!ret.ok() || !racer.ok()) {
+        ++report_.points[i].hits;
+        note_skip(i, !ret.ok() ? fmt::format("return address at 0x{:x} unreadable", e.regs.sp) : racer.error().message);
         continue;
       }
       LOCKSTEP_TRY_STATUS(tracer_.thread_breakpoint(e.tid, plan_.return_slot[i], *ret));
-      returns_[{e.tid, i}] = *ret;
+      returns_[{e.tid, i}] = {*ret, *racer};
     }
     return false;
   }
 
-  Result<bool> record_point(std::size_t i, const harness::TraceEvent& e) {
+  Result<bool> record_point(std::size_t i, const harness::TraceEvent& e, std::optional<std::int64_t> racer = {}) {
     PointCount& c = report_.points[i];
-    auto r = take_record(profile_.record_points[i], tracer_, e.regs, static_cast<std::int64_t>(c.hits++));
+    auto r = take_record(profile_.record_points[i], tracer_, e.regs, static_cast<std::int64_t>(c.hits++), racer);
     if (!r.ok()) {
       note_skip(i, r.error().message);
       return false;
@@ -269,7 +297,8 @@ class Session {
   harness::Tracer& tracer_;
   RecordLog& log_;
   RecordReport& report_;
-  std::map<std::pair<int, std::size_t>, std::uint64_t> returns_;  ///< (thread, point) → return address armed
+  /// (thread, point) → the return address armed and the instance its entry gave
+  std::map<std::pair<int, std::size_t>, std::pair<std::uint64_t, std::int64_t>> returns_;
 };
 
 }  // namespace
@@ -289,7 +318,34 @@ const char* record_end_name(RecordReport::End e) noexcept {
   return "?";
 }
 
+namespace {
+
+/// The profile with only the points `tags` names (all of them when `tags` is empty).
+Result<harness::Profile> chosen_points(const harness::Profile& profile, const std::vector<std::string>& tags) {
+  harness::Profile chosen = profile;
+  if (tags.empty()) return chosen;
+  for (const std::string& t : tags)
+    if (std::none_of(profile.record_points.begin(), profile.record_points.end(),
+                     [&](const RecordPointSpec& p) { return p.tag == t; }))
+      return Error::make(Errc::kUsage, "{} has no [[record]] point with tag {}", profile.source, t);
+  std::erase_if(chosen.record_points, [&](const RecordPointSpec& p) {
+    return std::find(tags.begin(), tags.end(), p.tag) == tags.end();
+  });
+  return chosen;
+}
+
+Result<RecordReport> record_chosen(const harness::Profile& profile, const RecordOptions& options);
+
+}  // namespace
+
 Result<RecordReport> record(const harness::Profile& profile, const RecordOptions& options) {
+  LOCKSTEP_TRY(harness::Profile chosen, chosen_points(profile, options.tags));
+  return record_chosen(chosen, options);
+}
+
+namespace {
+
+Result<RecordReport> record_chosen(const harness::Profile& profile, const RecordOptions& options) {
   if ((options.pid > 0) == !options.command.empty())
     return Error::make(Errc::kUsage, "give the process: --pid PID or -- PROGRAM ARGS (one of them)");
   if (options.snapshot_at && options.snapshot.empty())
@@ -302,9 +358,10 @@ Result<RecordReport> record(const harness::Profile& profile, const RecordOptions
   if (options.pid > 0) {
     LOCKSTEP_TRY(tracer, harness::Tracer::attach(options.pid, options.allow_64bit));
   } else {
-    LOCKSTEP_TRY(tracer, harness::Tracer::launch(options.command, options.allow_64bit));
+    LOCKSTEP_TRY(tracer, harness::Tracer::launch(options.command, options.allow_64bit, options.no_aslr));
   }
   if (Status mapped = check_points_mapped(tracer->pid(), profile, options.pid <= 0); !mapped.ok()) {
+    if (options.pid <= 0) ::kill(tracer->pid(), SIGKILL);  // a program lockstep started goes with the refusal
     (void)tracer->detach();
     return std::move(mapped).error();
   }
@@ -326,5 +383,7 @@ Result<RecordReport> record(const harness::Profile& profile, const RecordOptions
   report.last_step = log.last_step();
   return report;
 }
+
+}  // namespace
 
 }  // namespace lockstep::capture

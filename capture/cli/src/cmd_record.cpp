@@ -23,7 +23,8 @@ struct RecordArgs {
   std::string snapshot;
   std::uint32_t snapshot_at = 0, steps = 0, seconds = 0;
   CLI::Option *snapshot_at_opt = nullptr, *steps_opt = nullptr, *seconds_opt = nullptr;
-  bool allow_64bit = false, no_ldt = false;
+  bool allow_64bit = false, no_ldt = false, no_aslr = false;
+  std::vector<std::string> tags;
 };
 
 const char* where_name(harness::RecordWhere w) {
@@ -72,6 +73,8 @@ Result<int> run_record(Io& io, const RecordArgs& a) {
   if (a.steps_opt->count()) o.steps = a.steps;
   if (a.seconds_opt->count()) o.duration = std::chrono::seconds(a.seconds);
   o.allow_64bit = a.allow_64bit;
+  o.tags = a.tags;
+  o.no_aslr = a.no_aslr;
   o.snapshot_options.allow_64bit = a.allow_64bit;
   o.snapshot_options.read_ldt = !a.no_ldt;
   if (a.snapshot_at_opt->count() != (a.snapshot.empty() ? 0u : 1u))
@@ -99,8 +102,11 @@ Action setup_record(CLI::App& app, const cases::BindingSet& /*bindings: runs no 
   app.add_option("--snapshot", a->snapshot, "Write that snapshot here");
   a->steps_opt = add_unsigned_option(app, "--steps", a->steps, "Stop after this many steps (from the first seen)", 1);
   a->seconds_opt = add_unsigned_option(app, "--for", a->seconds, "Stop after this many seconds", 1);
+  app.add_option("--tags", a->tags, "Only the profile's points with these tags (STEP,CTRL,PHYS,FRAM)")
+      ->delimiter(',');
   app.add_flag("--allow-64bit", a->allow_64bit,
                "Record a 64-bit process too (its blocks below 4 GiB; its snapshot lossy, as snapshot --allow-64bit)");
+  app.add_flag("--no-aslr", a->no_aslr, "Start the program with address-space randomisation off (as setarch -R)");
   app.add_flag("--no-ldt", a->no_ldt, "Take the snapshot without running modify_ldt in the process");
   return [a](Io& io) {
     auto r = run_record(io, *a);

@@ -298,8 +298,17 @@ Result<RecordBlockSpec> read_block(RecordTable& r, const toml::node& n, const Pr
   } else if (const toml::table* t = n.as_table()) {
     for (const auto& [k, v] : *t) {
       const std::string_view key = k.str();
+      if (key == "blocks") {
+        const toml::array* list = v.as_array();
+        if (!list || list->empty()) return r.error("blocks", "a group's 'blocks' must be a non-empty array");
+        for (const toml::node& inner : *list) {
+          LOCKSTEP_TRY(RecordBlockSpec g, read_block(r, inner, p));
+          b.group.push_back(std::move(g));
+        }
+        continue;
+      }
       if (key != "at" && key != "size" && key != "each" && key != "if")
-        return r.error("blocks", fmt::format("a block's unknown key '{}' (at, size, each, if)", key));
+        return r.error("blocks", fmt::format("a block's unknown key '{}' (at, size, each, if, blocks)", key));
       if (!v.is_string()) return r.error("blocks", fmt::format("a block's '{}' must be an expression string", key));
       LOCKSTEP_TRY(RecordExpr e, expression(r, "blocks", *v.value<std::string_view>(), p));
       if (key == "at") b.at = std::move(e);
@@ -307,7 +316,12 @@ Result<RecordBlockSpec> read_block(RecordTable& r, const toml::node& n, const Pr
       else if (key == "each") b.each = std::move(e);
       else b.condition = std::move(e);
     }
-    if (b.at.nodes.empty()) return r.error("blocks", "a block table needs 'at'");
+    if (!b.group.empty()) {
+      if (!b.at.nodes.empty() || b.size)
+        return r.error("blocks", "a block group has 'blocks' (and 'each', 'if'), not 'at' or 'size'");
+      return b;
+    }
+    if (b.at.nodes.empty()) return r.error("blocks", "a block table needs 'at' (or 'blocks', a group)");
   } else {
     return r.error("blocks", "a block is \"EXPR\", \"EXPR:SIZE\" or { at = .., size = .., each = .., if = .. }");
   }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>  // struct user: where the debug registers sit for PTRACE_POKEUSER
@@ -288,7 +289,11 @@ Result<std::optional<TraceEvent>> Tracer::Impl::handle(int tid, int st) {
     }
     return std::optional<TraceEvent>{};
   }
-  if (event != 0) {  // exec and the other events: nothing to do
+  if (event == PTRACE_EVENT_EXEC) {  // a new image (a wrapper that execs the game): exec cleared the debug registers
+    t.written = {}, t.dr7 = 0;
+    LOCKSTEP_TRY_STATUS(arm(tid, t));
+  }
+  if (event != 0) {  // the other events: nothing to do
     cont(t, 0);
     return std::optional<TraceEvent>{};
   }
@@ -417,7 +422,7 @@ Result<std::unique_ptr<Tracer>> Tracer::attach(int pid, bool allow_64bit) {
   return std::unique_ptr<Tracer>(new Tracer(std::move(impl)));
 }
 
-Result<std::unique_ptr<Tracer>> Tracer::launch(const std::vector<std::string>& argv, bool allow_64bit) {
+Result<std::unique_ptr<Tracer>> Tracer::launch(const std::vector<std::string>& argv, bool allow_64bit, bool no_aslr) {
   if (argv.empty()) return Error::make(Errc::kUsage, "no program to start");
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -428,6 +433,7 @@ Result<std::unique_ptr<Tracer>> Tracer::launch(const std::vector<std::string>& a
   if (child < 0) return trace_os_error(Errc::kIo, errno, "fork");
   if (child == 0) {
     ::setpgid(0, 0);  // its own process group: a terminal's Ctrl-C reaches lockstep, not the program
+    if (no_aslr) ::personality(static_cast<unsigned long>(::personality(0xffffffff)) | ADDR_NO_RANDOMIZE);
     ::raise(SIGSTOP);
     ::execvp(args[0], args.data());
     const int e = errno;
@@ -469,6 +475,7 @@ Result<std::unique_ptr<Tracer>> Tracer::launch(const std::vector<std::string>& a
   ::close(report[0]);
   impl->threads_[child].stopped = true;
   if (Status w = check_width(*impl, impl->is64_); !w.ok()) {
+    ::kill(child, SIGKILL);  // the program lockstep started goes with the refusal
     (void)impl->detach_all();
     return std::move(w).error();
   }

@@ -20,6 +20,7 @@ namespace lockstep::capture {
 struct RecordOptions {
   int pid = 0;                        ///< attach to this running process ...
   std::vector<std::string> command;   ///< ... or start this one (exactly one of the two)
+  bool no_aslr = false;               ///< start it with address-space randomisation off (setarch -R)
   std::filesystem::path log;          ///< the state log, written whole (a temporary file renamed at the end)
   std::string producer = "lockstep-record";  ///< the log header's producer (16 ASCII characters at most)
   /// Take the whole-process snapshot at the first hit whose step is at least this, before its record.
@@ -30,6 +31,9 @@ struct RecordOptions {
   std::optional<std::uint32_t> steps;
   std::optional<std::chrono::duration<double>> duration;  ///< stop after this long
   bool allow_64bit = false;           ///< record a 64-bit process too (its blocks must lie below 4 GiB)
+  /// Only the points with these tags (all when empty): a profile may list more points than a
+  /// thread's four debug registers hold, and a recording takes the ones it needs.
+  std::vector<std::string> tags;
 };
 
 /// How often one recording point was hit, recorded and skipped.

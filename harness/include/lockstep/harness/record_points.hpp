@@ -66,10 +66,12 @@ enum class RecordWhere {
 
 /// One block of a record: `size` bytes at `at` (the name's own size when `size` is absent), for each
 /// i in 0..each-1 when `each` is given, and only where `condition` is not 0. A block whose size
-/// comes out 0 or negative is left out of the record.
+/// comes out 0 or negative is left out of the record. A group (`blocks` instead of `at`) gives its
+/// blocks in order for each i: interleaved lists (racer 0's two blocks, then racer 1's, ...).
 struct RecordBlockSpec {
   RecordExpr at;
   std::optional<RecordExpr> size, each, condition;
+  std::vector<RecordBlockSpec> group;
 };
 
 /// `[[record]]`
@@ -78,7 +80,9 @@ struct RecordPointSpec {
   GuestAddr address = 0;                 ///< the breakpoint (kReturn: the function's entry)
   RecordWhere where = RecordWhere::kAddress;
   std::string function;                  ///< the [[function]] named by `at`, if it named one
-  std::optional<RecordExpr> instance;    ///< the record's racer field; none: -1
+  /// The record's racer field (none: -1). A return point's is taken at the entry, from the
+  /// arguments; its step and blocks at the return.
+  std::optional<RecordExpr> instance;
   RecordExpr step;                       ///< the record's step field
   std::vector<RecordBlockSpec> blocks;
   std::string doc;

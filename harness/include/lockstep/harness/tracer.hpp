@@ -54,8 +54,11 @@ class Tracer {
   static Result<std::unique_ptr<Tracer>> attach(int pid, bool allow_64bit);
   /// Starts `argv` (its own process group, so a Ctrl-C at the terminal reaches the tracer, not the
   /// program) and holds it stopped at the first instruction of the new image, before any of its code
-  /// ran. Errors: kNotFound (the program cannot be executed), kPermission, kUnsupported.
-  static Result<std::unique_ptr<Tracer>> launch(const std::vector<std::string>& argv, bool allow_64bit);
+  /// ran (`no_aslr`: with address-space randomisation off, as `setarch -R`). A program it refuses is
+  /// killed. Breakpoints are set again after each exec (exec clears them). Errors: kNotFound (the
+  /// program cannot be executed), kPermission, kUnsupported.
+  static Result<std::unique_ptr<Tracer>> launch(const std::vector<std::string>& argv, bool allow_64bit,
+                                                bool no_aslr = false);
 
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
