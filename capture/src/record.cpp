@@ -124,7 +124,7 @@ RecordKind kind_of(const std::string& tag) {
 
 /// Appends the blocks `specs` name at a hit to `r` (a group's blocks for each i of its `each`, in order).
 Status read_blocks(const std::vector<harness::RecordBlockSpec>& specs, HitEnvironment& env, harness::Tracer& tracer,
-                   Record& r) {
+                   Record& r) {  // where and how big; the bytes are read afterwards, all at once
   for (const harness::RecordBlockSpec& b : specs) {
     std::int64_t n = 1;
     if (b.each) { LOCKSTEP_TRY(n, b.each->evaluate(env)); }
@@ -147,10 +147,9 @@ Status read_blocks(const std::vector<harness::RecordBlockSpec>& specs, HitEnviro
       if (at < 0 || static_cast<std::uint64_t>(at) + static_cast<std::uint64_t>(size) > (std::uint64_t{1} << 32))
         return Error::make(Errc::kMalformed, "block \"{}\" at 0x{:x} ({} bytes) is not below 4 GiB", b.at.text,
                            static_cast<std::uint64_t>(at), size);
-      Block block;
+      Block block;  // its bytes are read with the record's other blocks (take_record)
       block.address = static_cast<harness::GuestAddr>(at);
       block.bytes.resize(static_cast<std::size_t>(size));
-      LOCKSTEP_TRY_STATUS(tracer.read(block.address, block.bytes));
       r.blocks.push_back(std::move(block));
     }
     env.i = outer_i;
@@ -185,6 +184,9 @@ Result<Record> take_record(const RecordPointSpec& p, harness::Tracer& tracer, co
   if (step < 0 || step > 0xffffffffLL) return Error::make(Errc::kMalformed, "step \"{}\" gave {}", p.step.text, step);
   r.step = static_cast<std::uint32_t>(step);
   LOCKSTEP_TRY_STATUS(read_blocks(p.blocks, env, tracer, r));
+  std::vector<harness::Tracer::Piece> pieces;
+  for (Block& b : r.blocks) pieces.push_back({b.address, b.bytes});
+  LOCKSTEP_TRY_STATUS(tracer.read_pieces(pieces));
   return r;
 }
 

@@ -567,6 +567,29 @@ Status Tracer::read(std::uint64_t address, std::span<std::uint8_t> out) {
   return {};
 }
 
+Status Tracer::read_pieces(std::span<const Piece> pieces) {
+  constexpr std::size_t kMaxIov = 1024;  // IOV_MAX
+  std::vector<iovec> local, remote;
+  for (std::size_t first = 0; first < pieces.size() && impl_->use_vm_; first += kMaxIov) {
+    const std::size_t n = std::min(kMaxIov, pieces.size() - first);
+    local.clear(), remote.clear();
+    std::size_t want = 0;
+    for (const Piece& p : pieces.subspan(first, n)) {
+      local.push_back({p.out.data(), p.out.size()});
+      remote.push_back({reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.address)), p.out.size()});
+      want += p.out.size();
+    }
+    const ssize_t got = ::process_vm_readv(pid_, local.data(), n, remote.data(), n, 0);
+    if (got == static_cast<ssize_t>(want)) continue;
+    // Short or refused: piece by piece, so that the error names the piece (or /proc/PID/mem is used).
+    for (const Piece& p : pieces.subspan(first)) LOCKSTEP_TRY_STATUS(read(p.address, p.out));
+    return {};
+  }
+  if (!impl_->use_vm_)
+    for (const Piece& p : pieces) LOCKSTEP_TRY_STATUS(read(p.address, p.out));
+  return {};
+}
+
 Result<Snapshot> Tracer::snapshot(const LiveSnapshotOptions& options) {
   Impl& m = *impl_;
   LOCKSTEP_TRY_STATUS(m.stop_all());

@@ -83,6 +83,13 @@ class Tracer {
   /// Reads `out.size()` bytes at `address` while the threads are stopped or running
   /// (process_vm_readv, else /proc/PID/mem). kIo when any byte cannot be read: never a part.
   Status read(std::uint64_t address, std::span<std::uint8_t> out);
+  /// Several reads in as few system calls as the kernel allows (one process_vm_readv for up to
+  /// 1024 pieces); the same errors as read(), naming the first piece that cannot be read.
+  struct Piece {
+    std::uint64_t address = 0;
+    std::span<std::uint8_t> out;
+  };
+  Status read_pieces(std::span<const Piece> pieces);
 
   /// Stops every thread (the hitting one already is) and takes the live snapshot's whole-process
   /// reading: every thread's registers, segment bases, the LDT, every readable mapping. The
