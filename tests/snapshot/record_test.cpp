@@ -271,7 +271,8 @@ TEST_P(Record32And64, ACrashEndsTheLogOnWholeStepsWithItsOwnExitCode) {
   EXPECT_EQ(rec.records.back().step, 9u);
 
   // --steps past the program's end: it ended first.
-  auto early = run_cli(concat(concat({"record", "--profile", profile.string(), "-o", (d / "early.log").string(), "--steps", "50"},
+  auto early = run_cli(concat(concat({"record", "--profile", profile.string(), "-o", (d / "early.log").string(), "--steps", "50",
+                                      "--tags", "STEP,CTRL,PHYS"},
                                      t_->width_flag()),
                               {"--", t_->exe, (d / "own2.log").string(), "20"}));
   EXPECT_EQ(early.code, kExitProgramEnded) << early.out << early.err;

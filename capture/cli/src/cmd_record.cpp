@@ -2,6 +2,7 @@
 //                 [--steps N] [--for SECONDS]
 // Records the running original at the profile's [[record]] points into a state log
 // (capture/docs/record.md); at the end, the counts per point, a warning for a point never hit.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/ostream.h>
@@ -24,7 +25,7 @@ struct RecordArgs {
   std::uint32_t snapshot_at = 0, steps = 0, seconds = 0;
   CLI::Option *snapshot_at_opt = nullptr, *steps_opt = nullptr, *seconds_opt = nullptr;
   bool allow_64bit = false, no_ldt = false, no_aslr = false;
-  std::vector<std::string> tags;
+  std::string tags;  ///< "STEP,CTRL,PHYS": one value, so that it never takes the words after `--`
 };
 
 const char* where_name(harness::RecordWhere w) {
@@ -73,7 +74,11 @@ Result<int> run_record(Io& io, const RecordArgs& a) {
   if (a.steps_opt->count()) o.steps = a.steps;
   if (a.seconds_opt->count()) o.duration = std::chrono::seconds(a.seconds);
   o.allow_64bit = a.allow_64bit;
-  o.tags = a.tags;
+  for (std::size_t at = 0; !a.tags.empty() && at <= a.tags.size();) {
+    const std::size_t comma = std::min(a.tags.find(',', at), a.tags.size());
+    o.tags.push_back(a.tags.substr(at, comma - at));
+    at = comma + 1;
+  }
   o.no_aslr = a.no_aslr;
   o.snapshot_options.allow_64bit = a.allow_64bit;
   o.snapshot_options.read_ldt = !a.no_ldt;
@@ -102,8 +107,7 @@ Action setup_record(CLI::App& app, const cases::BindingSet& /*bindings: runs no 
   app.add_option("--snapshot", a->snapshot, "Write that snapshot here");
   a->steps_opt = add_unsigned_option(app, "--steps", a->steps, "Stop after this many steps (from the first seen)", 1);
   a->seconds_opt = add_unsigned_option(app, "--for", a->seconds, "Stop after this many seconds", 1);
-  app.add_option("--tags", a->tags, "Only the profile's points with these tags (STEP,CTRL,PHYS,FRAM)")
-      ->delimiter(',');
+  app.add_option("--tags", a->tags, "Only the profile's points with these tags (STEP,CTRL,PHYS,FRAM)");
   app.add_flag("--allow-64bit", a->allow_64bit,
                "Record a 64-bit process too (its blocks below 4 GiB; its snapshot lossy, as snapshot --allow-64bit)");
   app.add_flag("--no-aslr", a->no_aslr, "Start the program with address-space randomisation off (as setarch -R)");
