@@ -52,7 +52,7 @@ Result<PointPlan> plan_points(const harness::Profile& profile) {
   if (plan.addresses.size() + plan.reserved > harness::kDebugRegisterSlots)
     return Error::make(Errc::kUsage,
                        "{}: {} breakpoint addresses and {} return points need {} debug registers; a thread has {} "
-                       "(capture/docs/record.md, \"Breakpoints\")",
+                       "(--tags picks the points a recording needs; capture/docs/record.md, \"Breakpoints\")",
                        profile.source, plan.addresses.size(), plan.reserved, plan.addresses.size() + plan.reserved,
                        harness::kDebugRegisterSlots);
   return plan;

@@ -2,11 +2,17 @@
 #include "record_log.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <cstring>
 
 #include "lockstep/base/io.hpp"
@@ -15,8 +21,89 @@ namespace lockstep::capture {
 namespace {
 
 constexpr std::size_t kBufferBytes = 1u << 20;  ///< written to the file in pieces of about this size
+constexpr std::size_t kMaxQueuedBytes = 64u << 20;  ///< the recording waits for the disk beyond this
 
 }  // namespace
+
+/// A thread that writes byte buffers to a file in order; the first write error stops it and is
+/// returned by every later push() and by finish(). Its thread blocks every signal (the tracer takes
+/// SIGINT and SIGCHLD with sigtimedwait; a writer must never be the thread a signal is delivered to).
+class LogWriter {
+ public:
+  LogWriter(int fd, std::string what) : fd_(fd), what_(std::move(what)) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    thread_ = std::thread([this] { run(); });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+  LogWriter(const LogWriter&) = delete;
+  LogWriter& operator=(const LogWriter&) = delete;
+  ~LogWriter() { (void)finish(); }
+
+  Status push(std::vector<std::uint8_t> bytes) {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return queued_ < kMaxQueuedBytes || error_; });
+    if (error_) return *error_;
+    queued_ += bytes.size();
+    queue_.push_back(std::move(bytes));
+    cv_.notify_all();
+    return {};
+  }
+  /// Waits until everything pushed is written (or failed); the thread ends.
+  Status finish() {
+    {
+      std::lock_guard lock(m_);
+      closing_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+    if (error_) return *error_;
+    return {};
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::vector<std::uint8_t> bytes;
+      {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
+        if (queue_.empty()) return;
+        bytes = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      Status written = write_all(bytes);
+      std::lock_guard lock(m_);
+      queued_ -= bytes.size();
+      if (!written.ok()) {
+        error_ = std::move(written).error();
+        queue_.clear();
+      }
+      cv_.notify_all();
+      if (error_) return;
+    }
+  }
+  Status write_all(const std::vector<std::uint8_t>& bytes) {
+    for (std::size_t done = 0; done < bytes.size();) {
+      const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Error::make(Errc::kIo, "writing {}: {}", what_, n < 0 ? std::strerror(errno) : "no space");
+      done += static_cast<std::size_t>(n);
+    }
+    return {};
+  }
+
+  int fd_;
+  std::string what_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<std::vector<std::uint8_t>> queue_;
+  std::size_t queued_ = 0;
+  bool closing_ = false;
+  std::optional<Error> error_;
+  std::thread thread_;
+};
 
 Result<RecordLog> RecordLog::open(const std::filesystem::path& path, const std::string& producer,
                                   bool drop_first_step) {
@@ -32,11 +119,16 @@ Result<RecordLog> RecordLog::open(const std::filesystem::path& path, const std::
   StateLogHeader h;
   h.producer = producer.substr(0, 16);
   f.buffer_ = encode_state_log_header(h);
+  f.writer_ = std::make_unique<LogWriter>(f.fd_, f.temp_);
   return f;
 }
 
+RecordLog::RecordLog() = default;
+RecordLog::RecordLog(RecordLog&& o) noexcept { *this = std::move(o); }
+
 RecordLog& RecordLog::operator=(RecordLog&& o) noexcept {
   std::swap(fd_, o.fd_);
+  std::swap(writer_, o.writer_);
   std::swap(path_, o.path_);
   std::swap(temp_, o.temp_);
   std::swap(buffer_, o.buffer_);
@@ -52,6 +144,7 @@ RecordLog& RecordLog::operator=(RecordLog&& o) noexcept {
 
 RecordLog::~RecordLog() {
   if (fd_ < 0) return;
+  writer_.reset();  // its thread ends before the file is closed
   ::close(fd_);
   ::unlink(temp_.c_str());  // never committed: no half log is left behind
 }
@@ -91,16 +184,11 @@ Status RecordLog::write_held() {
 }
 
 Status RecordLog::flush() {
-  std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Error::make(Errc::kIo, "writing {}: {}", temp_, n < 0 ? std::strerror(errno) : "no space");
-    done += static_cast<std::size_t>(n);
-  }
+  if (buffer_.empty()) return {};
   bytes_ += buffer_.size();
+  Status pushed = writer_->push(std::move(buffer_));
   buffer_.clear();
-  return {};
+  return pushed;
 }
 
 Status RecordLog::commit() {
@@ -115,6 +203,7 @@ Status RecordLog::commit() {
   dropped_ += held_.size();
   held_.clear();
   LOCKSTEP_TRY_STATUS(flush());
+  LOCKSTEP_TRY_STATUS(writer_->finish());
   const bool synced = ::fsync(fd_) == 0;
   const int err = errno;
   const bool closed = ::close(fd_) == 0;

@@ -1,11 +1,13 @@
 // The state log a recorder writes (private to the capture layer; capture/docs/record.md, "The log"):
 // records appended to a temporary sibling of the target and renamed over it at the end, so the target
 // is only ever replaced by a whole log; and records held until their step is whole, so the log never
-// ends inside a step (a CTRL record without its PHYS) however the recording ends.
+// ends inside a step (a CTRL record without its PHYS) however the recording ends. The file is
+// written by a thread of its own, so that the game does not wait at a breakpoint for the disk.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,13 +17,15 @@
 
 namespace lockstep::capture {
 
+class LogWriter;
+
 class RecordLog {
  public:
   /// Creates the temporary file and writes the header. `drop_first_step`: the recording attached to a
   /// running process, so the first step it sees may have begun before: that step is left out.
   static Result<RecordLog> open(const std::filesystem::path& path, const std::string& producer, bool drop_first_step);
-  RecordLog() = default;
-  RecordLog(RecordLog&& o) noexcept { *this = std::move(o); }
+  RecordLog();
+  RecordLog(RecordLog&& o) noexcept;
   RecordLog& operator=(RecordLog&& o) noexcept;
   RecordLog(const RecordLog&) = delete;
   RecordLog& operator=(const RecordLog&) = delete;
@@ -57,6 +61,7 @@ class RecordLog {
   Status flush();
 
   int fd_ = -1;
+  std::unique_ptr<LogWriter> writer_;  ///< writes the encoded records while the game runs on
   std::filesystem::path path_;
   std::string temp_;
   std::vector<std::uint8_t> buffer_;

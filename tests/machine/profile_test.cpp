@@ -263,13 +263,13 @@ class FakeHit final : public RecordEnvironment {
 std::string with_record(const std::string& record) { return std::string(kGood) + "\n[[record]]\n" + record; }
 
 TEST(Profile, RecordPointsParseAndEvaluate) {
-  auto p = parse_profile(with_record(R"(tag = "PHYS"
+  auto p = parse_profile(with_record(R"toml(tag = "PHYS"
 at = "step::step"
 point = "return"
 instance = "index(eax, car)"
 step = "i32(0x621b70+0xc) * 2 - 1"
 blocks = ["car[racer]", "round_constant", "0x4f3310:4", { each = "2", at = "0x500000 + i * 0x10", size = "8" }]
-)"),
+)toml"),
                          "t.toml");
   ASSERT_TRUE(p.ok()) << p.error().message;
   ASSERT_EQ(p->record_points.size(), 1u);
