@@ -307,6 +307,18 @@ Result<StateLog> read_state_log(const std::filesystem::path& path, const StateLo
   return decode_state_log(bytes, path.string(), limits);
 }
 
+std::vector<std::uint8_t> encode_state_log_header(const StateLogHeader& header) {
+  StateLog empty;
+  empty.header = header;
+  return encode_state_log(empty);
+}
+
+void append_encoded_record(const Record& rec, std::vector<std::uint8_t>& out) {
+  ByteWriter w;
+  put_record(w, rec);
+  out.insert(out.end(), w.out().begin(), w.out().end());
+}
+
 std::vector<std::uint8_t> encode_state_log(const StateLog& log) {
   ByteWriter w;
   w.bytes(kStateLogMagic);

@@ -263,6 +263,90 @@ TEST(Profile, PodProfileLoads) {
   // The racer's turn (the car step 0x41b66c, then upside-down and pose with wheel roll), so that a
   // PHYS record holds what the racer's whole turn wrote: the profile's chosen entry at 0x49a800.
   EXPECT_EQ(p->driver_for_record("CTRL")->function, 0x49a800u);
+  // 000's recording points: the simulation step's entry, 0x41b6f6, the car step's return, the pass.
+  ASSERT_EQ(p->record_points.size(), 4u);
+  EXPECT_EQ(p->record_points[0].tag, "STEP");
+  EXPECT_EQ(p->record_points[0].address, 0x49a89cu);
+  EXPECT_EQ(p->record_points[1].address, 0x41b6f6u);
+  EXPECT_EQ(p->record_points[2].where, RecordWhere::kReturn);
+  EXPECT_EQ(p->record_points[2].address, 0x41b66cu);
+  EXPECT_EQ(p->record_points[3].tag, "FRAM");
+}
+
+/// Registers and memory for evaluating recording points without a process.
+class FakeHit final : public RecordEnvironment {
+ public:
+  std::uint64_t reg(std::string_view name) const override {
+    const std::uint64_t rax = 0x1234'0000'0000ull + 0x630838 + 3 * 0x558;  // car[3], high bits set
+    return name == "eax" ? (rax & 0xffffffffu) : name == "rax" ? rax : 0;
+  }
+  Result<std::uint64_t> load(std::uint64_t address, unsigned size) const override {
+    if (address == 0x621b7c && size == 4) return 0xfffffffeull;  // i32 -2
+    return Error::make(Errc::kIo, "0x{:x} is not mapped", address);
+  }
+};
+
+std::string with_record(const std::string& record) { return std::string(kGood) + "\n[[record]]\n" + record; }
+
+TEST(Profile, RecordPointsParseAndEvaluate) {
+  auto p = parse_profile(with_record(R"toml(tag = "PHYS"
+at = "step::step"
+point = "return"
+instance = "index(eax, car)"
+step = "i32(0x621b70+0xc) * 2 - 1"
+blocks = ["car[racer]", "round_constant", "0x4f3310:4", { each = "2", at = "0x500000 + i * 0x10", size = "8" }]
+)toml"),
+                         "t.toml");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->record_points.size(), 1u);
+  const RecordPointSpec& r = p->record_points[0];
+  EXPECT_EQ(r.where, RecordWhere::kReturn);
+  EXPECT_EQ(r.address, 0x41b66cu);
+  FakeHit hit;
+  auto racer = r.instance->evaluate(hit);
+  ASSERT_TRUE(racer.ok()) << racer.error().message;
+  EXPECT_EQ(*racer, 3);  // (eax - 0x630838) / 0x558
+  hit.racer = *racer;
+  auto step = r.step.evaluate(hit);
+  ASSERT_TRUE(step.ok());
+  EXPECT_EQ(*step, -5);  // -2 * 2 - 1: i32 sign-extends
+  ASSERT_EQ(r.blocks.size(), 4u);
+  EXPECT_EQ(*r.blocks[0].at.evaluate(hit), 0x630838 + 3 * 0x558);
+  EXPECT_EQ(r.blocks[0].at.natural_size, 0x558u);  // an element's own size
+  EXPECT_EQ(r.blocks[1].at.natural_size, 8u);      // a label's
+  hit.i = 1;
+  EXPECT_EQ(*r.blocks[3].at.evaluate(hit), 0x500010);
+  // A pointer into the middle of an element, or past the instance: no racer (the record is skipped).
+  auto mid = parse_profile(with_record("tag = \"CTRL\"\nat = 0x401000\ninstance = \"index(eax + 4, car)\"\n"
+                                       "step = \"0\"\nblocks = [\"car[racer]\"]\n"),
+                           "t.toml");
+  ASSERT_TRUE(mid.ok()) << mid.error().message;
+  EXPECT_FALSE(mid->record_points[0].instance->evaluate(hit).ok());
+  auto unmapped = parse_profile(with_record("tag = \"STEP\"\nat = 0x401000\nstep = \"u32(0x10)\"\nblocks = [\"car\"]\n"),
+                                "t.toml");
+  ASSERT_TRUE(unmapped.ok());
+  EXPECT_FALSE(unmapped->record_points[0].step.evaluate(hit).ok());
+}
+
+TEST(Profile, RecordPointsRefuseBadTables) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"tag = \"STEP\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"car\"]\nwhere = 1\n", "unknown key 'where'"},
+      {"tag = \"STEP\"\nat = 0x401000\ninstance = \"0\"\nstep = \"0\"\nblocks = [\"car\"]\n", "STEP record has no instance"},
+      {"tag = \"CTRL\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"car\"]\n", "needs 'instance'"},
+      {"tag = \"STEPS\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"car\"]\n", "'tag' must be one of"},
+      {"tag = \"STEP\"\nat = \"no::such\"\nstep = \"0\"\nblocks = [\"car\"]\n", "no::such"},
+      {"tag = \"STEP\"\nat = 0x401000\nstep = \"frame + \"\nblocks = [\"car\"]\n", "frame"},
+      {"tag = \"STEP\"\nat = 0x401000\nstep = \"(1\"\nblocks = [\"car\"]\n", "missing ')'"},
+      {"tag = \"STEP\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"0x500000\"]\n", "needs a size"},
+      {"tag = \"STEP\"\nat = 0x401000\nstep = \"0\"\nblocks = []\n", "non-empty"},
+      {"tag = \"STEP\"\nat = 0x401000\nblocks = [\"car\"]\n", "missing key 'step'"},
+  };
+  for (const auto& [table, why] : bad) {
+    auto p = parse_profile(with_record(table), "t.toml");
+    ASSERT_FALSE(p.ok()) << table;
+    EXPECT_EQ(p.error().code, Errc::kMalformed) << table;
+    EXPECT_NE(p.error().message.find(why), std::string::npos) << p.error().message;
+  }
 }
 
 // Values (harness/docs/profile.md, "Values"): the expected bytes are IEEE 754's encodings and

@@ -108,6 +108,23 @@ TEST_F(RecordingModes, EmulatedRecordsTheSameEverywhere) {
   EXPECT_GT(fs::file_size(dir_ / "rec" / "steps.log"), 0u);
 }
 
+TEST_F(RecordingModes, RecorderLogsWhatTheStandinLogsItself) {
+  // --mode recorder: lockstep record from outside the program, with the stand-in's record profile.
+  // The script compares its log with the stand-in's own (record by record) and runs check-steps.
+  const auto r = record_standin("--mode recorder --steps 60 --pause-at 20 '" + (dir_ / "rec").string() + "'", dir_ / "log");
+  if (!standin_test::native_i386()) {
+    EXPECT_EQ(r.rc, 77) << r.output;  // skipped, saying why, with nothing recorded
+    EXPECT_NE(r.output.find("skipped"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "rec" / "steps.log"));
+    GTEST_SKIP() << standin_test::native_unavailable_reason();
+  }
+  ASSERT_EQ(r.rc, 0) << r.output;
+  const std::string record = slurp(dir_ / "rec" / "record.txt");
+  EXPECT_NE(record.find("mode: recorder\n"), std::string::npos) << record;
+  EXPECT_NE(record.find("steps matched: 480 / 480"), std::string::npos) << record;  // 60 steps of 8 cars
+  EXPECT_TRUE(fs::exists(dir_ / "rec" / "snapshot.lks"));
+}
+
 TEST_F(RecordingModes, NativeAgreesWithEmulated) {
   if (!standin_test::native_i386()) GTEST_SKIP() << standin_test::native_unavailable_reason();
   // The checked-in corpus's recording (scripts/capture-standin), both ways: 400 steps, the snapshot at

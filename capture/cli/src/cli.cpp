@@ -19,7 +19,8 @@ namespace {
 std::vector<Command> all_commands() {
   return {snapshot_command(), info_command(),   call_command(),          check_steps_command(),
           capture_command(),  replay_command(), merge_reports_command(), coverage_command(),
-          probe_command(),    progress_command(), profile_command(),       version_command()};
+          probe_command(),    progress_command(), profile_command(),       version_command(),
+          record_command()};
 }
 
 }  // namespace
@@ -32,7 +33,7 @@ std::unique_ptr<CLI::App> make_command_line(const cases::BindingSet& bindings,
   app->set_help_all_flag("--help-all", "Show help for every command");
   app->set_version_flag("--version", version_line());
   app->footer("Exit codes: 0 ok, 1 mismatch, 2 bad input or usage, 3 guest fault (also a budget or timeout "
-              "running out), 4 environment (permissions, I/O), 5 internal error, 6 a search found nothing. A command "
+              "running out), 4 environment (permissions, I/O), 5 internal error, 6 a search found nothing, 9 a recorded game ended before the recording did. A command "
               "that ran everything reports its worst outcome: 3 over 1 over 6 over 0.");
   auto cmds = all_commands();
   std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.name < b.name; });

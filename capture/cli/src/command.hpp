@@ -48,5 +48,6 @@ Command progress_command();
 Command profile_command();
 Command probe_command();
 Command version_command();
+Command record_command();
 
 }  // namespace lockstep::cli

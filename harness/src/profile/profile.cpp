@@ -14,6 +14,8 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/numbers.hpp"
 
+#include "record_points_reader.hpp"
+
 namespace lockstep::harness {
 
 namespace {
@@ -232,12 +234,13 @@ class ProfileReader {
     LOCKSTEP_TRY_STATUS(each_table(root_, "instance", source_, [&](TableReader& r) { return read_instance(r); }));
     LOCKSTEP_TRY_STATUS(each_table(root_, "label", source_, [&](TableReader& r) { return read_label(r); }));
     LOCKSTEP_TRY_STATUS(each_table(root_, "driver", source_, [&](TableReader& r) { return read_driver(r); }));
+    LOCKSTEP_TRY_STATUS(read_record_points(root_, source_, p_));
     return std::move(p_);
   }
 
  private:
   Status check_top_level_keys() const {
-    static const std::set<std::string_view> kTop = {"profile", "function", "stub", "struct", "instance", "label", "driver"};
+    static const std::set<std::string_view> kTop = {"profile", "function", "stub", "struct", "instance", "label", "driver", "record"};
     for (const auto& [k, v] : root_)
       if (!kTop.count(k.str()))
         return Error::make(Errc::kMalformed, "{}:{}: unknown top-level key '{}'", source_, v.source().begin.line, k.str());

@@ -28,6 +28,8 @@
 
 #include "lockstep/base/io.hpp"
 
+#include "ptrace_process.hpp"
+
 #ifndef PTRACE_GET_THREAD_AREA
 #define PTRACE_GET_THREAD_AREA 25
 #endif
@@ -38,19 +40,8 @@ namespace {
 constexpr std::uint64_t kFourGiB = std::uint64_t{1} << 32;
 constexpr std::uint64_t kPage = 4096;
 
-// --- raw kernel layouts of a 32-bit tracee's regsets (arch/x86/include/asm/user_32.h) ---
-
-/// i386 `user_regs_struct`, 68 bytes: what NT_PRSTATUS gives for a 32-bit tracee.
-struct I386Regs {
-  std::uint32_t ebx, ecx, edx, esi, edi, ebp, eax, ds, es, fs, gs, orig_eax, eip, cs, eflags, esp, ss;
-};
-static_assert(sizeof(I386Regs) == 68);
-/// x86-64 `user_regs_struct`, 216 bytes: what NT_PRSTATUS gives for a 64-bit tracee.
-struct X8664Regs {
-  std::uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8, rax, rcx, rdx, rsi, rdi, orig_rax, rip, cs,
-      eflags, rsp, ss, fs_base, gs_base, ds, es, fs, gs;
-};
-static_assert(sizeof(X8664Regs) == 216);
+using ptrace_process::I386Regs;
+using ptrace_process::X8664Regs;
 
 /// i386 `user_i387_struct` (FSAVE form), 108 bytes: NT_PRFPREG.
 struct I387Fsave {
@@ -63,6 +54,10 @@ constexpr std::size_t kFxsaveMxcsr = 24;
 Error os_error(Errc code, int err, std::string msg) {
   return Error{code, msg + ": " + std::strerror(err)};
 }
+
+}  // namespace
+
+namespace ptrace_process {
 
 /// Reads a /proc file to its end (their stat size is 0, so read_file() cannot be used).
 Result<std::string> read_proc_text(const std::string& path, std::size_t max_bytes) {
@@ -132,6 +127,12 @@ char thread_state(int pid, int tid) {
   return paren != std::string::npos && paren + 2 < text->size() ? (*text)[paren + 2] : 0;
 }
 
+}  // namespace ptrace_process
+
+namespace {
+
+using namespace ptrace_process;
+
 /// Holds every thread of a process in a ptrace stop; the destructor detaches them all (resuming
 /// them, and re-delivering any signal that arrived while they were stopped) on every path.
 ///
@@ -139,14 +140,14 @@ char thread_state(int pid, int tid) {
 /// thread-group leader whose other threads run on, is an error, kIo), and a process that exits or a
 /// thread that appears while the snapshot is read is an error too (kIo: exit status 4), never a
 /// half-frozen process.
-class ThreadFreezer {
+class ThreadFreezer final : public StoppedThreads {
  public:
   static constexpr auto kStopDeadline = std::chrono::seconds(5);
 
   explicit ThreadFreezer(int pid) : pid_(pid) {}
   ThreadFreezer(const ThreadFreezer&) = delete;
   ThreadFreezer& operator=(const ThreadFreezer&) = delete;
-  ~ThreadFreezer() { release(); }
+  ~ThreadFreezer() override { release(); }
 
   /// Seizes and stops every thread, re-scanning /proc/PID/task until no new thread appears (a
   /// thread created while the others were being stopped is stopped too). Each round seizes and
@@ -191,7 +192,7 @@ class ThreadFreezer {
   }
 
   /// The stopped threads, main thread (tid == pid) first, then by tid.
-  std::vector<int> stopped() const {
+  std::vector<int> stopped() const override {
     std::vector<int> out;
     for (const auto& [tid, t] : threads_)
       if (t.stopped) out.push_back(tid);
@@ -201,7 +202,7 @@ class ThreadFreezer {
 
   /// Resumes a stopped thread until its next stop (an injected system call's int3) and waits for
   /// it; a signal that arrives meanwhile is kept for re-delivery and the thread resumed again.
-  Status run_to_trap(int tid) {
+  Status run_to_trap(int tid) override {
     for (;;) {
       if (::ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0)
         return os_error(Errc::kIo, errno, fmt::format("PTRACE_CONT of thread {} of pid {}", tid, pid_));
@@ -230,7 +231,7 @@ class ThreadFreezer {
   }
 
   /// Makes sure a thread is in a stop again (after run_to_trap gave up on it); false if it is gone.
-  bool ensure_stopped(int tid) {
+  bool ensure_stopped(int tid) override {
     auto it = threads_.find(tid);
     if (it == threads_.end()) return false;
     if (it->second.stopped) return true;
@@ -455,7 +456,7 @@ bool is_special_unreadable(const std::string& path) {
 /// the call. The destructor puts back those bytes and every register, on every path.
 class SyscallInjector {
  public:
-  SyscallInjector(ThreadFreezer& freezer, int pid, int tid) : freezer_(freezer), pid_(pid), tid_(tid) {}
+  SyscallInjector(StoppedThreads& freezer, int pid, int tid) : freezer_(freezer), pid_(pid), tid_(tid) {}
   SyscallInjector(const SyscallInjector&) = delete;
   SyscallInjector& operator=(const SyscallInjector&) = delete;
   ~SyscallInjector() { restore(); }
@@ -538,7 +539,7 @@ class SyscallInjector {
   }
 
  private:
-  ThreadFreezer& freezer_;
+  StoppedThreads& freezer_;
   int pid_, tid_;
   int mem_fd_ = -1;
   std::uint64_t code_ = 0;
@@ -552,7 +553,7 @@ class SyscallInjector {
 /// 64 KiB) into it (the kernel copies every entry and zero-fills the rest), read it through
 /// /proc/PID/mem, munmap it; then every register and code byte is put back. Only present entries are
 /// kept. A process that never called modify_ldt has none (modify_ldt returns 0).
-Result<std::vector<LdtEntry>> read_ldt(ThreadFreezer& freezer, int pid, int tid, const std::vector<MapsEntry>& maps,
+Result<std::vector<LdtEntry>> read_ldt(StoppedThreads& freezer, int pid, int tid, const std::vector<MapsEntry>& maps,
                                        std::vector<std::string>& notes) {
   // The system call goes over the first bytes of an executable mapping of the program's own (not
   // the kernel's [vdso]/[vsyscall], which ptrace may not write).
@@ -757,33 +758,23 @@ Result<std::vector<MapsEntry>> parse_proc_maps(std::string_view text) {
   return out;
 }
 
-Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
-#if !defined(__x86_64__) && !defined(__i386__)
-  (void)options;
-  return Error::make(Errc::kUnsupported, "live snapshots need an x86 Linux host (pid {})", pid);
-#else
-  if (pid <= 0) return Error::make(Errc::kUsage, "pid {} is not a process id", pid);
-  if (pid == ::getpid()) return Error::make(Errc::kUsage, "pid {} is lockstep itself; it cannot snapshot itself", pid);
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return Error::make(Errc::kNotFound, "no process with pid {}", pid);
+Result<std::vector<MapsEntry>> read_proc_maps(int pid) {
+  LOCKSTEP_TRY(std::string text, read_proc_text(fmt::format("/proc/{}/maps", pid), 64u << 20));
+  return parse_proc_maps(text);
+}
 
-  // While the process still runs: buffers for what it has mapped now.
-  PreparedBuffers prepared;
-  if (options.prepare_buffers) {
-    auto text = read_proc_text(fmt::format("/proc/{}/maps", pid), 64u << 20);
-    if (text.ok())
-      if (auto before = parse_proc_maps(*text); before.ok()) prepared = prepare_buffers(*before, options.max_total_bytes);
-  }
+namespace {
 
-  ThreadFreezer freezer(pid);
-  LOCKSTEP_TRY_STATUS(freezer.freeze_all());
-
+/// The part of a snapshot read while every thread is stopped (read_stopped_process).
+Result<Snapshot> read_process(int pid, StoppedThreads& threads, const LiveSnapshotOptions& options,
+                              PreparedBuffers& prepared) {
   Snapshot s;
   s.meta.format = "live";
   s.meta.source = fmt::format("live pid {}", pid);
   s.meta.created_unix = static_cast<std::int64_t>(std::time(nullptr));
 
   // Registers first: a 64-bit process is refused before its memory is read.
-  for (int tid : freezer.stopped()) {
+  for (int tid : threads.stopped()) {
     LOCKSTEP_TRY(Thread t, read_thread(pid, tid, options.allow_64bit, s.meta.notes));
     s.threads.push_back(t);
   }
@@ -806,7 +797,7 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
   if (options.read_ldt && seccomp_filter)
     s.meta.notes.push_back("LDT not read: the process runs under a seccomp filter, so no system call is run inside it");
   if (options.read_ldt && !seccomp_filter) {
-    auto ldt = read_ldt(freezer, pid, freezer.stopped().front(), maps, s.meta.notes);
+    auto ldt = read_ldt(threads, pid, threads.stopped().front(), maps, s.meta.notes);
     if (!ldt.ok()) {
       if (ldt.error().code == Errc::kIo) return std::move(ldt).error();
       s.meta.notes.push_back("LDT not read: " + ldt.error().message);
@@ -880,14 +871,19 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
   std::sort(s.meta.modules.begin(), s.meta.modules.end(),
             [](const Module& a, const Module& b) { return a.base < b.base; });
 
-  LOCKSTEP_TRY_STATUS(freezer.check_unchanged());
-  freezer.release();  // resume the process as soon as it has been read
-  if (options.timing) {
-    options.timing->stopped_seconds = freezer.stopped_seconds();
-    options.timing->threads = s.threads.size();
-    options.timing->bytes = s.total_bytes();
-  }
+  return s;
+}
 
+}  // namespace
+
+namespace ptrace_process {
+
+Result<Snapshot> read_stopped_process(int pid, StoppedThreads& threads, const LiveSnapshotOptions& options) {
+  PreparedBuffers none;
+  return read_process(pid, threads, options, none);
+}
+
+Status finish_snapshot(int pid, const LiveSnapshotOptions& options, Snapshot& s) {
   // The executable, once the process runs again (it needs no stop): its path, and its hash through
   // /proc/PID/exe (works even if it was deleted).
   const std::string exe_link = fmt::format("/proc/{}/exe", pid);
@@ -911,9 +907,44 @@ Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
   }
 
   s.sort_regions();
-  LOCKSTEP_TRY_STATUS(s.validate());
+  return s.validate();
+}
+
+}  // namespace ptrace_process
+
+Result<Snapshot> snapshot_live(int pid, const LiveSnapshotOptions& options) {
+#if !defined(__x86_64__) && !defined(__i386__)
+  (void)options;
+  return Error::make(Errc::kUnsupported, "live snapshots need an x86 Linux host (pid {})", pid);
+#else
+  if (pid <= 0) return Error::make(Errc::kUsage, "pid {} is not a process id", pid);
+  if (pid == ::getpid()) return Error::make(Errc::kUsage, "pid {} is lockstep itself; it cannot snapshot itself", pid);
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return Error::make(Errc::kNotFound, "no process with pid {}", pid);
+
+  // While the process still runs: buffers for what it has mapped now.
+  PreparedBuffers prepared;
+  if (options.prepare_buffers) {
+    auto text = read_proc_text(fmt::format("/proc/{}/maps", pid), 64u << 20);
+    if (text.ok())
+      if (auto before = parse_proc_maps(*text); before.ok()) prepared = prepare_buffers(*before, options.max_total_bytes);
+  }
+
+  ThreadFreezer freezer(pid);
+  LOCKSTEP_TRY_STATUS(freezer.freeze_all());
+
+  LOCKSTEP_TRY(Snapshot s, read_process(pid, freezer, options, prepared));
+  LOCKSTEP_TRY_STATUS(freezer.check_unchanged());
+  freezer.release();  // resume the process as soon as it has been read
+  if (options.timing) {
+    options.timing->stopped_seconds = freezer.stopped_seconds();
+    options.timing->threads = s.threads.size();
+    options.timing->bytes = s.total_bytes();
+  }
+  LOCKSTEP_TRY_STATUS(finish_snapshot(pid, options, s));
   return s;
 #endif
 }
+
+
 
 }  // namespace lockstep::harness

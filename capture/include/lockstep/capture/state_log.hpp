@@ -116,6 +116,10 @@ Result<StateLog> read_state_log(const std::filesystem::path& path, const StateLo
 
 /// Serialises a log (tests and tools; the stand-in writes the same bytes from C).
 std::vector<std::uint8_t> encode_state_log(const StateLog& log);
+/// The file header alone (encode_state_log's first 32 bytes), for a writer that appends records.
+std::vector<std::uint8_t> encode_state_log_header(const StateLogHeader& header);
+/// One record as it follows the header (its CRC included), appended to `out`.
+void append_encoded_record(const Record& rec, std::vector<std::uint8_t>& out);
 
 /// Reads a log file record by record, holding one record at a time (POD's logs are large).
 class StateLogReader {

@@ -45,6 +45,7 @@ enum ExitCode : int {
                          ///< no binding, or with no cases, not excluded with a reason; or no case checked
   kExitProfileDisagrees = 8,  ///< the profile contradicts the original: a declared calling convention the
                               ///< captured calls did not follow, an address its `original` symbol is not at
+  kExitProgramEnded = 9,  ///< a recorded program exited or crashed before the recording's end (the log is whole)
 };
 
 int exit_code_for(Errc c) noexcept;

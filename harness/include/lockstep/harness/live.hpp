@@ -30,6 +30,9 @@ struct MapsEntry {
 
 /// Parses the text of /proc/PID/maps. A line that does not parse is Errc::kMalformed naming it.
 Result<std::vector<MapsEntry>> parse_proc_maps(std::string_view text);
+/// Reads and parses /proc/PID/maps of a running process: kNotFound when there is no such process,
+/// kPermission when the kernel refuses (as it refuses ptrace then).
+Result<std::vector<MapsEntry>> read_proc_maps(int pid);
 
 /// How long a live snapshot held the process (LiveSnapshotOptions::timing).
 struct LiveSnapshotTiming {

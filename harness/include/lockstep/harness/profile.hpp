@@ -16,6 +16,7 @@
 
 #include "lockstep/base/result.hpp"
 #include "lockstep/harness/conventions.hpp"
+#include "lockstep/harness/record_points.hpp"
 #include "lockstep/harness/snapshot.hpp"
 
 namespace lockstep::harness {
@@ -131,6 +132,7 @@ struct Profile {
   std::vector<InstanceSpec> instances;
   std::vector<LabelSpec> labels;
   std::vector<DriverSpec> drivers;
+  std::vector<RecordPointSpec> record_points;  ///< `[[record]]`: where a recorder writes state-log records
 
   const FunctionSpec* function_by_name(std::string_view name) const noexcept;
   const FunctionSpec* function_at(GuestAddr address) const noexcept;
