@@ -42,6 +42,10 @@ Memory::Memory(OwnPageTable) {
   pages_ = table;
 }
 
+Memory::Memory(MarkedPages pages) : pages_(pages.table), marked_(true) {
+  if (pages_ == nullptr) throw std::invalid_argument("pod::Memory: a marked memory needs its page table");
+}
+
 Memory::~Memory() = default;
 
 void Memory::FreePages::operator()(std::uint8_t** p) const { std::free(p); }

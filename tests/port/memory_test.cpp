@@ -1,5 +1,9 @@
-// pod::FlatMemory and the typed views: little-endian layout, ranges, faults.
+// pod::FlatMemory and the typed views: little-endian layout, ranges, faults; a Memory over marked
+// pages (the replay's): which accesses stay inline and which reach its slow path.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
 
 #include "pod/layout.hpp"
 #include "pod/memory.hpp"
@@ -105,6 +109,78 @@ TEST(FlatMemory, RefusesOverlapsAndEmptyRanges) {
   EXPECT_THROW(m.map(0x10ff, 1), std::invalid_argument);
   EXPECT_THROW(m.map(0x3000, 0), std::invalid_argument);
   EXPECT_THROW(m.map(0xffffff00u, 0x200), std::invalid_argument);
+}
+
+// A Memory over a table of marked pages, as the replay gives the port: one page listed (guest page
+// 5), its bytes and, kPageSize bytes after them, a mark per byte (0xff: may be loaded inline). The
+// slow path answers 0xee in every byte and counts what reaches it.
+class MarkedMemory final : public pod::Memory {
+ public:
+  static constexpr std::uint32_t kPage = 5;
+  static constexpr pod::GuestAddr kBase = kPage << kPageBits;
+  explicit MarkedMemory(std::uint8_t** table) : pod::Memory(MarkedPages{table}) {}
+  std::vector<pod::GuestAddr> loads, stores;  // the addresses that reached the slow path
+
+ private:
+  std::uint8_t load8_slow(pod::GuestAddr a) override { return static_cast<std::uint8_t>(slow(a)); }
+  std::uint16_t load16_slow(pod::GuestAddr a) override { return static_cast<std::uint16_t>(slow(a)); }
+  std::uint32_t load32_slow(pod::GuestAddr a) override { return static_cast<std::uint32_t>(slow(a)); }
+  std::uint64_t load64_slow(pod::GuestAddr a) override { return slow(a); }
+  void store8_slow(pod::GuestAddr a, std::uint8_t) override { stores.push_back(a); }
+  void store16_slow(pod::GuestAddr a, std::uint16_t) override { stores.push_back(a); }
+  void store32_slow(pod::GuestAddr a, std::uint32_t) override { stores.push_back(a); }
+  void store64_slow(pod::GuestAddr a, std::uint64_t) override { stores.push_back(a); }
+  std::uint64_t slow(pod::GuestAddr a) {
+    loads.push_back(a);
+    return 0xeeeeeeeeeeeeeeeeu;
+  }
+};
+
+struct MarkedPage {
+  std::vector<std::uint8_t> bytes = std::vector<std::uint8_t>(2 * pod::Memory::kPageSize);  // data, then marks
+  std::uint8_t** table = static_cast<std::uint8_t**>(std::calloc(pod::Memory::kPages, sizeof(std::uint8_t*)));
+  MarkedPage() { table[MarkedMemory::kPage] = bytes.data(); }
+  ~MarkedPage() { std::free(table); }
+  void set(std::uint32_t off, std::uint8_t v) {
+    bytes[off] = v;
+    bytes[pod::Memory::kPageSize + off] = 0xff;
+  }
+};
+
+TEST(MarkedMemory, LoadsMarkedBytesInlineAndSendsTheRestAndEveryStoreToTheSlowPath) {
+  MarkedPage page;
+  for (std::uint32_t off = 0x100; off < 0x108; ++off) page.set(off, static_cast<std::uint8_t>(off));
+  page.set(0xfff, 0x42);
+  MarkedMemory m(page.table);
+  constexpr pod::GuestAddr b = MarkedMemory::kBase;
+  // Every byte marked: inline, the page's bytes, little-endian; the slow path never asked.
+  EXPECT_EQ(m.u8(b + 0x100), 0x00);
+  EXPECT_EQ(m.u16(b + 0x100), 0x0100);
+  EXPECT_EQ(m.u32(b + 0x104), 0x07060504u);
+  EXPECT_EQ(m.load64(b + 0x100), 0x0706050403020100u);
+  EXPECT_EQ(m.u8(b + 0xfff), 0x42);  // the page's last byte
+  EXPECT_TRUE(m.loads.empty());
+  // One byte of the load not marked (the one past each run, the one before it), a load across the
+  // page's end, a page not listed: the slow path, whatever the bytes hold.
+  EXPECT_EQ(m.u16(b + 0x107), 0xeeee);
+  EXPECT_EQ(m.u32(b + 0x0ff), 0xeeeeeeeeu);
+  EXPECT_EQ(m.load64(b + 0x101), 0xeeeeeeeeeeeeeeeeu);
+  EXPECT_EQ(m.u8(b + 0x108), 0xee);
+  EXPECT_EQ(m.u16(b + 0xfff), 0xeeee);
+  EXPECT_EQ(m.u32(b + 0x1000 + 0x100), 0xeeeeeeeeu);
+  EXPECT_EQ(m.loads, (std::vector<pod::GuestAddr>{b + 0x107, b + 0x0ff, b + 0x101, b + 0x108, b + 0xfff, b + 0x1100}));
+  // Stores, even to marked bytes of a listed page: the slow path, the page untouched.
+  m.put_u8(b + 0x100, 9);
+  m.put_u16(b + 0x102, 9);
+  m.put_u32(b + 0x104, 9);
+  m.store64(b + 0x100, 9);
+  EXPECT_EQ(m.stores, (std::vector<pod::GuestAddr>{b + 0x100, b + 0x102, b + 0x104, b + 0x100}));
+  EXPECT_EQ(page.bytes[0x100], 0x00);
+  EXPECT_EQ(page.bytes[0x104], 0x04);
+  // A mark set later (as the replay does for a byte the port wrote) is seen by the next load.
+  page.set(0x108, 0x99);
+  EXPECT_EQ(m.u8(b + 0x108), 0x99);
+  EXPECT_EQ(m.loads.size(), 6u);
 }
 
 // F015, F016: five 0xd8 point records open the 0x558-byte car; the chassis point is at 0x360.

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 namespace lockstep::cases {
 
@@ -17,184 +20,147 @@ using replay_detail::Page;
 constexpr unsigned kPageBits = Page::kBits;
 constexpr unsigned kPageSize = Page::kSize;
 constexpr unsigned kWords = Page::kWords;
-constexpr unsigned kLoadsFromInputs = 16;  // see load_le_slow
+constexpr std::size_t kTablePages = ReplayMemory::kPages;
+// A store keeps at most this many pages (about 37 MiB) from case to case; past it, the next case
+// starts afresh (a corpus that walks over more of the guest space than that pays for new pages).
+constexpr std::size_t kMostKeptPages = 4096;
 
-// Cleared readable marks, copied over a page's as it is filled: a copy of a constant block compiles
-// to plain vector moves, where a memset of the same size may become a slow `rep stos`.
-constexpr std::array<std::uint8_t, kPageSize> kNoMarks{};
+static_assert(offsetof(Page, bytes) == 0, "the table lists a page by its bytes' address");
 
-// What an empty entry of the recent-page table points at: its number matches no page, so the inline
-// paths need no test for null. Never written (a store only lands in a page whose number matched).
-Page no_page;
+Page& page_at(std::uint8_t* bytes) { return *reinterpret_cast<Page*>(bytes); }
 
-// Sets bits [off, off + n) of a page's bitmap.
-inline void set_bits(std::array<std::uint64_t, kWords>& bits, unsigned off, unsigned n) {
-  if (off % 64 + n < 64) {  // the common case: inside one word
-    bits[off / 64] |= ((std::uint64_t{1} << n) - 1) << (off % 64);
-    return;
-  }
+// Sets bits [off, off + n) of a page's bitmap, and the marked bits of the 64-byte lines they fall in.
+inline void set_bits(std::array<std::uint64_t, kWords>& bits, std::uint64_t& marked, unsigned off, unsigned n) {
   while (n) {
     const unsigned word = off / 64, bit = off % 64, take = std::min(n, 64 - bit);
     bits[word] |= (take == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << take) - 1)) << bit;
+    marked |= std::uint64_t{1} << word;
     off += take;
     n -= take;
   }
 }
 
+// A copy and a fill of n bytes, most of them a few bytes long (a case's input runs: a field, a
+// vector): 8-byte moves, where memcpy and memset of a size known only at run time become
+// `rep movs`/`rep stos` here, whose start-up costs more than such a copy.
+inline void copy_bytes(std::uint8_t* to, const std::uint8_t* from, std::size_t n) {
+  if (n > 256) {
+    std::memcpy(to, from, n);
+    return;
+  }
+  for (; n >= 8; n -= 8, to += 8, from += 8) std::memcpy(to, from, 8);
+  for (; n; --n) *to++ = *from++;
+}
+inline void fill_marks(std::uint8_t* to, std::uint8_t mark, std::size_t n) {
+  if (n > 256) {
+    std::memset(to, mark, n);
+    return;
+  }
+  const std::uint64_t word = mark * std::uint64_t{0x0101010101010101u};
+  for (; n >= 8; n -= 8, to += 8) std::memcpy(to, &word, 8);
+  for (; n; --n) *to++ = mark;
+}
+
+// Sets the readable marks of [off, off + n), noting their lines in `marked`.
+inline void mark_readable(Page& p, unsigned off, unsigned n) {
+  fill_marks(p.bytes.data() + kPageSize + off, 0xff, n);
+  for (unsigned line = off / 64; line <= (off + n - 1) / 64; ++line) p.marked |= std::uint64_t{1} << line;
+}
+
+struct FreeTable {
+  void operator()(std::uint8_t** t) const { std::free(t); }
+};
+
 }  // namespace
 
 struct ReplayMemory::Pages {
-  std::vector<std::unique_ptr<Page>> pool;  // pool[0, used) belong to the current case
-  std::size_t used = 0;
-  const ByteMap* inputs = nullptr;          // the case's inputs (runs looked up in place)
-  // Open-addressed page table; a slot is live only when its stamp is the current case's.
-  struct Slot {
-    std::uint32_t number = 0, stamp = 0, page = 0;
-  };
-  std::vector<Slot> slots = std::vector<Slot>(64);
-  std::uint32_t stamp = 0;
-  // The pages touched last (the inline paths of ReplayMemory look here first).
-  static constexpr std::size_t kRecent = replay_detail::kRecentPages;
-  replay_detail::RecentPages recent = [] {
-    replay_detail::RecentPages r;
-    r.fill(&no_page);
-    return r;
-  }();
-  Page* recent_page(std::uint32_t number) const {
-    Page* p = recent[number % kRecent];
-    return p->number == number ? p : nullptr;
-  }
+  // kTablePages entries from calloc: the system hands out zeroed pages as they are first touched,
+  // so the table costs only the entries of the pages a thread's cases reach.
+  std::unique_ptr<std::uint8_t*[], FreeTable> table{[] {
+    auto* t = static_cast<std::uint8_t**>(std::calloc(kTablePages, sizeof(std::uint8_t*)));
+    if (t == nullptr) throw std::bad_alloc();
+    return t;
+  }()};
+  std::vector<std::unique_ptr<Page>> pool;  // every page the store holds, each listed in the table
+  std::vector<Page*> touched;               // the pages the current case touched, each once
+  std::uint32_t stamp = 0;                  // the current case's (pages touched by it carry it)
+  std::size_t outside_bytes = 0;            // bytes flagged in some page's `outside`, counted once each
 
-  void reset(const ByteMap& in) {
-    // The last case's pages leave the recent table by losing their number (cheaper than clearing
-    // the table for a case that touched a page or two); an entry left pointing at one matches no
-    // page until the page is filled again, and then it holds that page, as an entry should.
-    for (std::size_t k = 0; k < used; ++k) pool[k]->number = Page::kNone;
-    used = 0;
+  // Clears what the last case marked in its pages (only the lines it marked: a case costs what it
+  // touched) and lays the new case's inputs into theirs.
+  void reset(const ByteMap& inputs) {
+    for (Page* p : touched) {
+      for (std::uint64_t lines = p->marked; lines; lines &= lines - 1) {
+        const unsigned line = static_cast<unsigned>(std::countr_zero(lines));
+        std::memset(p->bytes.data() + kPageSize + 64 * line, 0, 64);
+        p->written[line] = 0;
+        p->outside[line] = 0;
+      }
+      p->marked = 0;
+    }
+    touched.clear();
     outside_bytes = 0;
-    last_input = 0;
-    loads_from_inputs = 0;
-    if (++stamp == 0) {  // wrapped: forget every slot for real
-      std::fill(slots.begin(), slots.end(), Slot{});
+    if (pool.size() > kMostKeptPages) {
+      for (const auto& p : pool) table[p->number] = nullptr;
+      pool.clear();
+    }
+    if (++stamp == 0) {  // wrapped: no page may keep a stamp that a later case takes
+      for (const auto& p : pool) p->stamp = 0;
       stamp = 1;
     }
-    inputs = &in;
-  }
-
-  std::size_t slot_of(std::uint32_t number) const {
-    return (number * 0x9e3779b1u) & (slots.size() - 1);
-  }
-
-  // The page, if this case has touched it.
-  Page* find(std::uint32_t number) {
-    if (Page* p = recent_page(number)) return p;
-    if (used == 0) return nullptr;
-    for (std::size_t i = slot_of(number); slots[i].stamp == stamp; i = (i + 1) & (slots.size() - 1)) {
-      if (slots[i].number == number) return recent[number % kRecent] = pool[slots[i].page].get();
+    for (std::size_t i = 0; i < inputs.run_count(); ++i) {
+      const ByteMap::RunView r = inputs.run(i);
+      for (std::uint64_t a = r.base; a < r.end();) {
+        const auto page_number = static_cast<std::uint32_t>(a >> kPageBits);
+        const auto off = static_cast<unsigned>(a & (kPageSize - 1));
+        const auto n = static_cast<unsigned>(std::min<std::uint64_t>(r.end() - a, kPageSize - off));
+        Page& p = page(page_number);
+        copy_bytes(p.bytes.data() + off, r.bytes.data() + (a - r.base), n);
+        mark_readable(p, off, n);
+        a += n;
+      }
     }
-    return nullptr;
   }
 
-  // The page, filled from the inputs the first time.
+  // The page, made (listed, nothing readable) the first time, and counted as touched by this case.
   Page& page(std::uint32_t number) {
-    if (Page* p = find(number)) return *p;
-    std::size_t i = slot_of(number);
-    while (slots[i].stamp == stamp) i = (i + 1) & (slots.size() - 1);
-    Page& p = fill(number);
-    slots[i] = {number, stamp, static_cast<std::uint32_t>(used - 1)};
-    if (used * 2 > slots.size()) grow();
-    return *(recent[number % kRecent] = &p);
-  }
-
-  // The index of the first input run ending above a (ByteMap::run_from, here inline: a helper's
-  // case spends a good part of its time in these searches).
-  std::size_t input_run_from(std::uint64_t a) const {
-    std::size_t first = 0, n = inputs->run_count();
-    while (n > 0) {
-      const std::size_t half = n / 2;
-      if (inputs->run(first + half).end() <= a) {
-        first += half + 1;
-        n -= half + 1;
-      } else {
-        n = half;
-      }
+    std::uint8_t* b = table[number];
+    if (b == nullptr) {
+      pool.push_back(std::make_unique<Page>());
+      Page& p = *pool.back();
+      p.number = number;
+      b = table[number] = p.bytes.data();
     }
-    return first;
-  }
-
-  // The n input bytes at a when one input run holds them all, else nullptr. The run found last is
-  // tried first, then the one after it (a helper reads its inputs mostly in address order).
-  std::size_t last_input = 0;
-  unsigned loads_from_inputs = 0;
-  const std::uint8_t* input_bytes(GuestAddr a, unsigned n) {
-    const std::uint64_t lo = a, hi = lo + n;
-    for (std::size_t k = last_input; k < last_input + 2 && k < inputs->run_count(); ++k) {
-      const ByteMap::RunView r = inputs->run(k);
-      if (r.base <= lo && hi <= r.end()) {
-        last_input = k;
-        return r.bytes.data() + (lo - r.base);
-      }
-    }
-    const std::size_t i = input_run_from(a);
-    if (i == inputs->run_count()) return nullptr;
-    const ByteMap::RunView r = inputs->run(i);
-    if (r.base > lo || hi > r.end()) return nullptr;
-    last_input = i;
-    return r.bytes.data() + (lo - r.base);
-  }
-
-  // A fresh page for this case: the inputs that fall in it readable, the rest not (reading as 0).
-  Page& fill(std::uint32_t number) {
-    if (used == pool.size()) pool.push_back(std::make_unique<Page>());
-    Page& p = *pool[used++];
-    p.number = number;
-    p.written.fill(0);
-    p.outside.fill(0);
-    // The data is not cleared: a byte that is not readable is read as 0 by its mark, not its value.
-    std::memcpy(p.readable.data(), kNoMarks.data(), kPageSize);
-    const std::uint64_t lo = std::uint64_t{number} << kPageBits, hi = lo + kPageSize;
-    for (std::size_t i = input_run_from(lo); i < inputs->run_count(); ++i) {
-      const ByteMap::RunView r = inputs->run(i);
-      if (r.base >= hi) break;
-      const std::uint64_t from = std::max<std::uint64_t>(lo, r.base), to = std::min(hi, r.end());
-      std::memcpy(p.data.data() + (from - lo), r.bytes.data() + (from - r.base), to - from);
-      std::memset(p.readable.data() + (from - lo), 0xff, to - from);
+    Page& p = page_at(b);
+    if (p.stamp != stamp) {
+      p.stamp = stamp;
+      touched.push_back(&p);
     }
     return p;
   }
 
-  void grow() {
-    slots.assign(slots.size() * 2, Slot{});
-    for (std::size_t k = 0; k < used; ++k) {
-      std::size_t i = slot_of(pool[k]->number);
-      while (slots[i].stamp == stamp) i = (i + 1) & (slots.size() - 1);
-      slots[i] = {pool[k]->number, stamp, static_cast<std::uint32_t>(k)};
-    }
+  // The current case's pages in address order.
+  const std::vector<Page*>& sorted() {
+    std::sort(touched.begin(), touched.end(), [](const Page* a, const Page* b) { return a->number < b->number; });
+    return touched;
   }
-
-  // The current case's pages in address order (a list kept from case to case).
-  std::vector<const Page*> order;
-  const std::vector<const Page*>& sorted() {
-    order.clear();
-    for (std::size_t k = 0; k < used; ++k) order.push_back(pool[k].get());
-    std::sort(order.begin(), order.end(), [](const Page* a, const Page* b) { return a->number < b->number; });
-    return order;
-  }
-  std::size_t outside_bytes = 0;  // bytes flagged in some page's `outside`, counted once each
 
   // Reads [off, off + n) of page p into out, recording the bytes that are not readable (which
   // read as 0).
   void read(Page& p, unsigned off, std::uint8_t* out, unsigned n) {
-    for (unsigned k = 0; k < n; ++k) out[k] = p.data[off + k] & p.readable[off + k];
+    const std::uint8_t* marks = p.bytes.data() + kPageSize;
+    for (unsigned k = 0; k < n; ++k) out[k] = p.bytes[off + k] & marks[off + k];
     flag_outside(p, off, n);
   }
 
   // Flags the bytes of [off, off + n) (inside the page) that are not readable as read from outside.
   void flag_outside(Page& p, unsigned off, unsigned n) {
+    const std::uint8_t* marks = p.bytes.data() + kPageSize;
     for (unsigned b = off; b < off + n; ++b) {
       const std::uint64_t m = std::uint64_t{1} << (b % 64);
-      if (!p.readable[b] && !(p.outside[b / 64] & m)) {
+      if (!marks[b] && !(p.outside[b / 64] & m)) {
         p.outside[b / 64] |= m;
+        p.marked |= std::uint64_t{1} << (b / 64);
         ++outside_bytes;
       }
     }
@@ -202,14 +168,14 @@ struct ReplayMemory::Pages {
 
   static void write(Page& p, unsigned off, const std::uint8_t* in, unsigned n) {
     switch (n) {  // the port's widths as fixed-size copies
-      case 1: p.data[off] = *in; break;
-      case 2: std::memcpy(p.data.data() + off, in, 2); break;
-      case 4: std::memcpy(p.data.data() + off, in, 4); break;
-      case 8: std::memcpy(p.data.data() + off, in, 8); break;
-      default: std::memcpy(p.data.data() + off, in, n); break;
+      case 1: p.bytes[off] = *in; break;
+      case 2: std::memcpy(p.bytes.data() + off, in, 2); break;
+      case 4: std::memcpy(p.bytes.data() + off, in, 4); break;
+      case 8: std::memcpy(p.bytes.data() + off, in, 8); break;
+      default: std::memcpy(p.bytes.data() + off, in, n); break;
     }
-    std::memset(p.readable.data() + off, 0xff, n);
-    set_bits(p.written, off, n);
+    fill_marks(p.bytes.data() + kPageSize + off, 0xff, n);
+    set_bits(p.written, p.marked, off, n);
   }
 };
 
@@ -228,13 +194,13 @@ ReplayMemory::ReplayMemory(const Case& c) {
     p = std::make_unique<Pages>();
   }
   p->reset(c.inputs);
-  recent_ = &p->recent;
+  table_ = p->table.get();
+  stamp_ = p->stamp;
   pages_ = p.release();
 }
 
 ReplayMemory::~ReplayMemory() {
   std::unique_ptr<Pages> p(pages_);
-  p->inputs = nullptr;  // the case may go away first
   try {
     spare_pages.push_back(std::move(p));
   } catch (...) {
@@ -266,35 +232,16 @@ void ReplayMemory::store(GuestAddr a, std::span<const std::uint8_t> bytes) {
 }
 
 std::uint64_t ReplayMemory::load_le_slow(GuestAddr a, unsigned n) {
-  Pages& ps = *pages_;
   const unsigned off = a & (kPageSize - 1);
   std::uint64_t v = 0;
   if (off + n <= kPageSize) {
-    // A case's first loads, while it has no page, are served from its bytes when one input run
-    // holds them (a helper that reads a few values never fills a page). Once a page exists (a
-    // store, a load no run holds whole) or after kLoadsFromInputs of them, every access goes
-    // through pages, whose inline path costs a fraction of an input search: a function that only
-    // reads, but reads a lot (the track's faces), fills its pages too.
-    if (ps.used == 0 && ps.loads_from_inputs < kLoadsFromInputs) {
-      ++ps.loads_from_inputs;
-      if (const std::uint8_t* in = ps.input_bytes(a, n)) {
-        switch (n) {  // the port's widths as fixed-size copies
-          case 1: v = *in; break;
-          case 2: std::memcpy(&v, in, 2); break;
-          case 4: std::memcpy(&v, in, 4); break;
-          case 8: std::memcpy(&v, in, 8); break;
-          default: std::memcpy(&v, in, n); break;
-        }
-        return v;
-      }
-    }
-    Page& p = ps.page(a >> kPageBits);
+    Page& p = pages_->page(a >> kPageBits);
     std::uint64_t marks;
-    std::memcpy(&v, p.data.data() + off, 8);
-    std::memcpy(&marks, p.readable.data() + off, 8);  // a byte not readable reads as 0
+    std::memcpy(&v, p.bytes.data() + off, 8);
+    std::memcpy(&marks, p.bytes.data() + kPageSize + off, 8);  // a byte not readable reads as 0
     v &= marks;
     if (n < 8) v &= (std::uint64_t{1} << (8 * n)) - 1;
-    ps.flag_outside(p, off, n);
+    pages_->flag_outside(p, off, n);
     return v;
   }
   std::uint8_t b[8] = {};
@@ -315,13 +262,14 @@ void ReplayMemory::store_le_slow(GuestAddr a, std::uint64_t value, unsigned n) {
 ByteMap ReplayMemory::writes() const {
   ByteMap out;
   if (!wrote_) return out;
-  const std::vector<const Page*>& pages = pages_->sorted();
+  const std::vector<Page*>& pages = pages_->sorted();
   // First the sizes, so the map is filled without growing: the bytes written, and at most as many
   // runs as there are first bytes of a stretch within a bitmap word.
   std::size_t bytes = 0, runs = 0;
+  // Only the lines the case marked can hold a written byte.
   for (const Page* p : pages)
-    for (const std::uint64_t bits : p->written)
-      if (bits) {  // most words of most pages: none written
+    for (std::uint64_t lines = p->marked; lines; lines &= lines - 1)
+      if (const std::uint64_t bits = p->written[static_cast<unsigned>(std::countr_zero(lines))]) {
         bytes += static_cast<std::size_t>(std::popcount(bits));
         runs += static_cast<std::size_t>(std::popcount(bits & ~(bits << 1)));
       }
@@ -330,13 +278,14 @@ ByteMap ReplayMemory::writes() const {
   // words and page boundaries, into one run.
   for (const Page* p : pages) {
     const std::uint64_t lo = std::uint64_t{p->number} << kPageBits;
-    for (unsigned w = 0; w < kWords; ++w) {
+    for (std::uint64_t lines = p->marked; lines; lines &= lines - 1) {
+      const auto w = static_cast<unsigned>(std::countr_zero(lines));
       std::uint64_t bits = p->written[w];
       while (bits) {
         const unsigned b = static_cast<unsigned>(std::countr_zero(bits));
         const unsigned len = static_cast<unsigned>(std::countr_one(bits >> b));
         out.append(static_cast<GuestAddr>(lo + 64 * w + b),
-                   std::span<const std::uint8_t>(p->data.data() + 64 * w + b, len));
+                   std::span<const std::uint8_t>(p->bytes.data() + 64 * w + b, len));
         bits = len + b == 64 ? 0 : bits & ~(((std::uint64_t{1} << len) - 1) << b);
       }
     }
@@ -349,7 +298,8 @@ std::vector<GuestAddr> ReplayMemory::outside_reads() const {
   if (pages_->outside_bytes == 0) return out;
   out.reserve(pages_->outside_bytes);
   for (const Page* p : pages_->sorted()) {
-    for (unsigned w = 0; w < kWords; ++w) {
+    for (std::uint64_t lines = p->marked; lines; lines &= lines - 1) {
+      const auto w = static_cast<unsigned>(std::countr_zero(lines));
       for (std::uint64_t bits = p->outside[w]; bits; bits &= bits - 1)
         out.push_back(static_cast<GuestAddr>((std::uint64_t{p->number} << kPageBits) + 64 * w +
                                              static_cast<unsigned>(std::countr_zero(bits))));

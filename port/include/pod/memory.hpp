@@ -6,9 +6,12 @@
 // a table from guest page (4 KiB) to the host bytes that hold it, and a load or store of a page
 // listed there is an index, an add and a copy at the original's width. Everything else goes out of
 // line, to the Memory's own virtual load_slow/store_slow: a page not in the table (unmapped, partly
-// mapped, or one the Memory must observe: the replay lists no page, so it sees every access), and an
-// access that runs past its page's end. One concrete class, not a template: the port's functions keep
-// their one source, compiled once, taking `pod::Memory&` (port/README.md "Memory" says why).
+// mapped), an access that runs past its page's end, and, in a Memory that must observe what the port
+// touches (the replay's), every store and every load of a byte not marked readable. Such a Memory
+// lists its pages with a mark per byte beside them (MarkedPages): a load whose bytes are all marked
+// is still inline (an index, two copies and a compare), and the rest is seen. One concrete class, not
+// a template: the port's functions keep their one source, compiled once, taking `pod::Memory&`
+// (docs/benchmarks.md "The memory" says why).
 #pragma once
 
 #include <array>
@@ -96,6 +99,15 @@ class Memory {
   /// With a page table of its own (zeroed: no page listed yet), for set_fast_page.
   struct OwnPageTable {};
   explicit Memory(OwnPageTable);
+  /// With a table kept by someone else (kPages entries, each nullptr or the host address of a
+  /// page's kPageSize bytes), whose pages carry a mark per byte kPageSize bytes after the bytes:
+  /// 0xff where a load may read the byte inline. A load that finds any of its bytes' marks not 0xff,
+  /// and every store, go to the slow path (which keeps the table and the marks up to date). The
+  /// table must outlive the Memory; entries may change while it runs.
+  struct MarkedPages {
+    std::uint8_t* const* table;
+  };
+  explicit Memory(MarkedPages pages);
 
   // The accesses the page table does not serve, one per width (the value little-endian in the low
   // bytes). The inline path never calls them for an access inside a listed page.
@@ -118,9 +130,18 @@ class Memory {
     const unsigned off = a & (kPageSize - 1);
     if (const std::uint8_t* p = pages_[a >> kPageBits]; p != nullptr && off <= kPageSize - N) {
       std::uint64_t v = 0;
+      if (marked_) {
+        std::uint64_t marks = 0;
+        std::memcpy(&marks, p + kPageSize + off, N);
+        if (marks != (N == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * N)) - 1)) return slow_load<N>(a);
+      }
       std::memcpy(&v, p + off, N);  // the guest's byte order is the host's (memory.cpp checks)
       return v;
     }
+    return slow_load<N>(a);
+  }
+  template <unsigned N>
+  std::uint64_t slow_load(GuestAddr a) {
     if constexpr (N == 1) return load8_slow(a);
     if constexpr (N == 2) return load16_slow(a);
     if constexpr (N == 4) return load32_slow(a);
@@ -129,7 +150,7 @@ class Memory {
   template <unsigned N>
   void fast_store(GuestAddr a, std::uint64_t v) {
     const unsigned off = a & (kPageSize - 1);
-    if (std::uint8_t* p = pages_[a >> kPageBits]; p != nullptr && off <= kPageSize - N) {
+    if (std::uint8_t* p = pages_[a >> kPageBits]; p != nullptr && !marked_ && off <= kPageSize - N) {
       std::memcpy(p + off, &v, N);
       return;
     }
@@ -144,6 +165,7 @@ class Memory {
   };
   std::unique_ptr<std::uint8_t*[], FreePages> own_pages_;  // the table, when the Memory has one
   std::uint8_t* const* pages_;                              // kPages entries: host bytes or nullptr
+  bool marked_ = false;                                     // the pages carry readable marks
 };
 
 /// Memory for a game (and for unit tests): a set of mapped ranges, each backed by its own bytes,

@@ -16,12 +16,16 @@
 namespace pod::bindings {
 
 /// pod::Memory over a case's replay memory: loads read the case's inputs (or the port's own writes);
-/// a load of a byte the original never read is recorded and reads as 0; stores are recorded. It
-/// serves no page inline (every access must be seen), so each access is pod::Memory's slow path: one
-/// virtual call, into the replay memory's inline path at a fixed width.
+/// a load of a byte the original never read is recorded and reads as 0; stores are recorded. The
+/// replay memory's pages are pod::Memory's marked pages: a load of bytes marked readable (inputs, the
+/// port's own writes: nothing to record) is inline; any other load, and every store, is pod::Memory's
+/// slow path: one virtual call, into the replay memory at a fixed width, which records it.
 class CaseMemory final : public pod::Memory {
  public:
-  explicit CaseMemory(lockstep::cases::ReplayMemory& m) : m_(m) {}
+  static_assert(lockstep::cases::ReplayMemory::kPageSize == pod::Memory::kPageSize &&
+                    lockstep::cases::ReplayMemory::kPages == pod::Memory::kPages,
+                "the replay memory's pages are pod::Memory's");
+  explicit CaseMemory(lockstep::cases::ReplayMemory& m) : pod::Memory(MarkedPages{m.page_table()}), m_(m) {}
   std::uint8_t load8_slow(GuestAddr a) override { return static_cast<std::uint8_t>(m_.load_le(a, 1)); }
   std::uint16_t load16_slow(GuestAddr a) override { return static_cast<std::uint16_t>(m_.load_le(a, 2)); }
   std::uint32_t load32_slow(GuestAddr a) override { return static_cast<std::uint32_t>(m_.load_le(a, 4)); }
