@@ -36,7 +36,8 @@ namespace fs = std::filesystem;
 // The checked-in corpora (cases/): every one a function of the blind reading may have cases in.
 const char* const kCorpora[] = {"standin",       "standin-catch-up", "standin-putback", "standin-cars",
                                 "standin-props", "standin-paths",    "standin-smoke",   "standin-loop",
-                                "standin-search", "standin-boundaries"};
+                                "standin-search", "standin-boundaries", "standin-damage-veto",
+                                "standin-time-trial"};
 
 // "corpus 0xADDRESS:ID" for a case.
 std::string key(const std::string& corpus, std::uint32_t address, std::uint32_t id) {
