@@ -3,8 +3,8 @@
 // reads the stand-in's source): the hull's box and radius (F147, F148) and the square root under it,
 // the contact impulse (F093), the damage's gating, threshold and sharing (F098, F102), a part running
 // out with and without its chain (F103, F104), and the wheels each broken part hurts (F105) by how much.
-// Values the documents leave open (argument lists, 16.16 constants, record layouts) are the third
-// slice's choices, as harness/profiles/pod.toml records them.
+// Values the documents leave open (argument lists, 16.16 constants, record layouts) are port/CHOICES.md's
+// ("Car against car and damage"), as harness/profiles/pod.toml records them.
 #include <gtest/gtest.h>
 
 #include <cmath>

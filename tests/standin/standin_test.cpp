@@ -1,7 +1,7 @@
 // The stand-in end to end: it builds and runs twice with
 // identical logs; its tables match their formulas on every entry; its arithmetic layer matches
 // port/CHOICES.md's formulas; its log parses and carries the documented blocks; a snapshot at the
-// pause holds the cars of that step's STEP record; every slice function of the profile sits at its
+// pause holds the cars of that step's STEP record; every stand-in function of the profile sits at its
 // POD address in the built binary (read from the ELF file, not from the source).
 //
 // The formulas here are written from port/CHOICES.md ("Arithmetic layer and tables"), in host
@@ -604,7 +604,7 @@ StandinFile read_standin() {
   return {file.ok() ? std::move(file).value() : std::vector<std::uint8_t>{}};
 }
 
-TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
+TEST(StandinBinary, EveryStandinFunctionSitsAtItsPodAddress) {
   const StandinFile f = read_standin();
   const auto& elf = f.bytes;
   auto u32 = [&](std::size_t o) { return f.u32(o); };
@@ -665,14 +665,14 @@ TEST(StandinBinary, EverySliceFunctionSitsAtItsPodAddress) {
     }
   }
   // which physics bodies are still the weak placeholders (informational: src/physics/ replaces them)
-  // (the bodies named in src/slice.def whose symbol is still weak: placeholders.c's, not src/physics/')
-  std::ifstream def(std::string(LOCKSTEP_SOURCE_DIR) + "/tests/standin/src/slice.def");
+  // (the bodies named in src/functions.def whose symbol is still weak: placeholders.c's, not src/physics/')
+  std::ifstream def(std::string(LOCKSTEP_SOURCE_DIR) + "/tests/standin/src/functions.def");
   for (std::string line; std::getline(def, line);) {
     auto open = line.find("POD_FUNCTION("), comma = line.find(", ");
     if (open != 0 || comma == std::string::npos) continue;
     std::string body = line.substr(comma + 2, line.find(',', comma + 2) - comma - 2);
     auto it = symbols.find(body);
-    EXPECT_NE(it, symbols.end()) << "slice.def names " << body << ", which the binary lacks";
+    EXPECT_NE(it, symbols.end()) << "functions.def names " << body << ", which the binary lacks";
     if (it != symbols.end() && (it->second.info >> 4) == 2 /* STB_WEAK */) placeholders.push_back(body);
   }
   std::string list;

@@ -38,7 +38,7 @@ GuestAddr thread_block(const Case& c);
 
 /// True when the original's call read the damage option [0x63334c]: its wall impacts called a damage
 /// function that consults it (damage::hit). A stand-in whose damage function is a bare `ret` (the
-/// seam the corpora before the damage slice were captured with) reads nothing of it; there the port's
+/// seam the corpora from before the port held damage were captured with) reads nothing of it; there the port's
 /// step, which would read the option, runs with its impacts' damage reported only. Either way the
 /// port applies damage exactly where the original could have.
 bool damage_consulted(const Case& c);

@@ -1,6 +1,6 @@
 /* Calling functions of the stand-in at their POD addresses, in Watcom's register convention.
  *
- * Every function of the slice sits at its POD address (tests/standin/README.md, "Calling scheme").
+ * Every function of the car physics sits at its POD address (tests/standin/README.md, "Calling scheme").
  * C code calls it with a direct `call ADDR` (rel32 to the absolute address, as POD's code does), so a
  * capture at POD's addresses sees every call. Watcom convention: arguments in eax, edx, ebx, ecx, then
  * on the stack pushed right to left (the callee pops them); result in eax; the callee preserves every

@@ -317,7 +317,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define FN_HOOK_PHYS        0x74c260u  /* eax=racer */
 #define FN_HOOK_FRAME       0x74c270u  /* the FRAME record, at the end of a pass */
 #define FN_TLS_GETTER       0x7f0000u  /* -> eax = this thread's C library block */
-/* the physics slice (src/physics/): in the documented order of the car step */
+/* the car physics (src/physics/): in the documented order of the car step */
 #define FN_CAR_STEP         0x41b66cu  /* eax=car, edx=driver -> eax */
 #define FN_RACER_STEP       0x49a800u  /* eax=car, edx=driver: car step, upside-down, pose (chosen) */
 #define FN_CATCH_UP         0x422be8u

@@ -1,4 +1,4 @@
-/* Weak placeholder bodies for the physics slice (src/physics/): each function of slice.def has
+/* Weak placeholder bodies for the car physics (src/physics/): each function of functions.def has
  * one, so the binary always links and every function sits at its POD address. A placeholder that is
  * called traps (ud2), except the car step and the car set-up, which do something trivial so that the
  * race, the step log and the snapshot can be tested before the physics exists. The physics' own
@@ -9,7 +9,7 @@
 #include "pod_call.h"
 #include "standin_math.h"
 
-/* The third slice's placeholders sit with their bodies in .pod.code (STANDIN_CODE, standin.h). */
+/* The placeholders of car against car, damage and the props sit with their bodies in .pod.code (STANDIN_CODE, standin.h). */
 #define TRAP_OWN(name)                                                                                  \
   __attribute__((weak, section(".pod.code"))) int32_t name(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) { \
     (void)eax, (void)edx, (void)ebx, (void)ecx;                                                          \

@@ -1,4 +1,4 @@
-/* Entry thunks: at each POD address of slice.def, a short Watcom -> cdecl bridge to the C body, so a
+/* Entry thunks: at each POD address of functions.def, a short Watcom -> cdecl bridge to the C body, so a
  * function of any size lives at its POD address and a capture there sees every call
  * (tests/standin/README.md, "Calling scheme"). */
         .intel_syntax noprefix
@@ -53,6 +53,6 @@ pod_\addr:
 
 #define POD_FUNCTION(addr, body, nstack) POD_THUNK addr, body, nstack
 #define POD_HOOK(addr, body) POD_HOOK addr, body
-#include "slice.def"
+#include "functions.def"
 
         .section .note.GNU-stack,"",@progbits

@@ -1,6 +1,6 @@
 /* body::integrate (0x419ad0) with its wall impacts body::impacts (0x416284, stage 21) and the turn
  * on the spot (F068); body::push_out (0x416030, stage 28).
- * Formulas: port/CHOICES.md, "body::integrate" and the second slice's choices. */
+ * Formulas: port/CHOICES.md, "body::integrate" and "body::impacts". */
 #include "car_params.h"
 
 #define NOSE_TURN_SPEED (10 << 16)  /* "at speed" for the nose turning into the velocity (chosen, G09) */

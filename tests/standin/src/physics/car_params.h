@@ -60,7 +60,7 @@
 #define FORCE_OUTSIDE 5
 #define NUM_FORCES 6
 
-/* Slice functions standin.h does not name (addresses from src/slice.def / the profile). */
+/* The stand-in's functions standin.h does not name (addresses from src/functions.def / the profile). */
 #define FN_TOUCH_FACE       0x4174f8u  /* eax=point, edx=face, ebx=mesh, ecx=kind */
 #define FN_CHASSIS_SEARCHES 0x417884u  /* eax=car -> eax */
 #define FN_WALL_DEPTH       0x4167ecu  /* eax=point, edx=normal, ebx=depth */

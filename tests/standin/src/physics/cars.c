@@ -2,7 +2,7 @@
  * (0x423c64), the hull test (0x420548), the parts near a contact (0x4209c8), the impulse (0x420adc)
  * and its carrying into the next step (0x420b4c), one pair (0x42127c) and the collision pass
  * (0x42196c). Every rule the documents leave open (the near rule, the corners' signs, the axis
- * tie-break, the push amounts, the order inside a pair): the third slice's choices. */
+ * tie-break, the push amounts, the order inside a pair): port/CHOICES.md, "Car against car and damage". */
 #include "objects.h"
 #include "props.h"
 

@@ -3,7 +3,7 @@
  * (0x424ee4); inside the pass the free wheels on the touching wheels' planes (F077), the walls of the
  * sectors found (collide::sector_walls 0x416be0, collide::push_faces 0x4168dc, collide::wall_depth
  * 0x4167ec, at the end of this file) and the fall test's put-back (F080). Formulas: port/CHOICES.md,
- * one section each, and the second slice's choices. */
+ * one section each, and "The car step and its functions". */
 #include "car_params.h"
 
 #define WHEEL_NORMAL_AWAY 0xf000 /* a wheel's normal "points away" from up below this dot (chosen) */

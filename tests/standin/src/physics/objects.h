@@ -1,6 +1,6 @@
-/* The drawn objects, their parts and hulls, the contact record, and the third slice's functions'
- * addresses (000 "Car against car", "Damage"; 002 "The cars' drawn objects"; inventory 3.9, 3.10).
- * The offsets the documents give are marked; the rest is chosen (port/CHOICES.md, third slice).
+/* The drawn objects, their parts and hulls, the contact record, and the addresses of the functions of
+ * car against car and damage (port/CHOICES.md, "Car against car and damage", "Records"; A01).
+ * The offsets the documents give are marked; the rest is chosen (port/CHOICES.md, "Car against car and damage").
  *
  * Written independently of the port: the two meet only in memory bytes. */
 #ifndef STANDIN_OBJECTS_H
@@ -64,7 +64,7 @@
 #define SOUND_CONTACT 0x20           /* car +0x4f9 bit */
 #define SOUND_SLOT_CONTACT 7
 
-/* ---- the third slice's functions -------------------------------------------------------------- */
+/* ---- car against car and damage ----------------------------------------------------------------- */
 #define FN_HULL_BOX        0x4713c8u  /* eax=vertices, edx=count, ebx=hull */
 #define FN_SQRT            0x4d3e90u  /* eax=low, edx=high -> eax */
 #define FN_HULL_RADIUS     0x423b48u  /* eax=hull -> eax */

@@ -1,5 +1,5 @@
-/* The stand-in's drawn-object parts (002 "The cars' drawn objects"; chosen data, the third slice's
- * choices): for each racer with a drawn object, 22 parts: body sets 0, 1 and 2 of six (set 1 and 2
+/* The stand-in's drawn-object parts (chosen data: port/CHOICES.md, "Car against car and damage",
+ * "Records"): for each racer with a drawn object, 22 parts: body sets 0, 1 and 2 of six (set 1 and 2
  * the damaged versions: lower and shorter), then the four wheels. The object's +0 counts ten parts and
  * +4 lists body set 0 then the wheels. Sets 0 and 1 have a chain of one element, the part-chain
  * macro with the same part of the next set; set 2 and the wheels have none. Each part's hull comes

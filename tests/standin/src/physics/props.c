@@ -65,7 +65,7 @@ STANDIN_INLINE vec3 box_corner(box b, vec3 centre, const int32_t dots[3], int to
   return c;
 }
 
-/* cars::hull_test's rule (the third slice's entry 6, R1, 19) on two boxes, the contact into 0x4f3380:
+/* cars::hull_test's rule (port/CHOICES.md, "cars::hull_test") on two boxes, the contact into 0x4f3380:
  * the positions within the summed radii axis by axis, the centres within it (0x423fd8), the reach
  * along the normal (0x423c64) past the distance; the contact's point and spread from the facing
  * corners. Returns 1 on a contact (the record written), else 0 (nothing written). */
@@ -301,7 +301,7 @@ STANDIN_CODE int32_t props_faces(uint32_t p, uint32_t edx, uint32_t ebx, uint32_
 
 /* 0x4214b4 props::impulse(eax = prop, edx = normal, ebx = impulse, ecx = point): the impulse along the
  * normal into the prop's force and r x F into its torque; half its size off the prop's health (F112),
- * running its macro chain when that runs out, as a car's part does (the third slice's entry 12). */
+ * running its macro chain when that runs out, as a car's part does (port/CHOICES.md, "props::impulse"). */
 STANDIN_CODE int32_t props_impulse(uint32_t p, uint32_t normal, uint32_t impulse, uint32_t point) {
   vec3 f, r, t;
   scale16(PTR(normal), (int32_t)impulse, &f);

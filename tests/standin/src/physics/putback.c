@@ -2,7 +2,7 @@
  * (0x41c814), putback::clear_pose (0x4231b4), putback::place (0x423538), the sector searches
  * world::sector_near (0x45ca78) and world::sector_any (0x45ccd8), and the race paths' heading
  * paths::heading (0x4abd38) and next point paths::next_point (0x4abae8).
- * Every rule the documents leave open: the second slice's choices ("put-back", "car_reset",
+ * Every rule the documents leave open: port/CHOICES.md, "Putting a car back" ("put-back", "car_reset",
  * "sector_near / sector_any", "race paths"). */
 #include "car_params.h"
 
