@@ -168,7 +168,7 @@ namespace pod::paths {
 using namespace pod::detail;
 
 namespace {
-// Race path records (002 "The race paths"; F144; unnamed fields chosen).
+// Race path records (F144; unnamed fields chosen).
 constexpr std::uint32_t kNodeLinkCount = PathNode::link_count.offset;
 constexpr std::uint32_t kNodeLinks = PathNode::links.offset;
 constexpr std::uint32_t kLinkEnd = PathLink::end.offset;

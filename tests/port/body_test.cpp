@@ -1,4 +1,4 @@
-// The body against the documents (000 "The body"; F011, F057, F058, F061..F067).
+// The body against the documents (F011, F057, F058, F061..F067).
 #include <gtest/gtest.h>
 
 #include <cmath>

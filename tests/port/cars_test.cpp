@@ -1,4 +1,4 @@
-// Car against car against the documents (000 "Car against car"; F088..F097). Geometry is checked
+// Car against car against the documents (F088..F097). Geometry is checked
 // against a double-precision model within a few 16.16 units, rules (which test decides, which car
 // moves, which bits) exactly; the chosen formulas' details (port/CHOICES.md) are named where a test
 // leans on them.

@@ -1,4 +1,4 @@
-// Track contact against the documents (000 "The track", 002; F069..F075).
+// Track contact against the documents (F069..F075).
 #include <gtest/gtest.h>
 
 #include "pod/collide.hpp"

@@ -1,4 +1,4 @@
-// Damage against the documents (000 "Damage"; F098, F099, F102..F107), and the car step with its
+// Damage against the documents (F098, F099, F102..F107), and the car step with its
 // wall impacts' damage applied.
 #include <gtest/gtest.h>
 

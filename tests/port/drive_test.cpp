@@ -1,4 +1,4 @@
-// The drivetrain against the documents' statements (000 "Engine and gears"; F019..F021, F028, F029,
+// The drivetrain against the documents' statements (F019..F021, F028, F029,
 // F037..F047). Expected values follow from the documented rules, computed here.
 #include <gtest/gtest.h>
 

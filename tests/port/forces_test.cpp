@@ -1,4 +1,4 @@
-// Forces, suspension and tyres against the documents (000; F030, F031, F033, F035, F049..F056).
+// Forces, suspension and tyres against the documents (F030, F031, F033, F035, F049..F056).
 #include <gtest/gtest.h>
 
 #include <tuple>

@@ -1,4 +1,4 @@
-// The drawn objects' hulls against the documents (002 "The cars' drawn objects"; F147, F148, F149).
+// The drawn objects' hulls against the documents (F147, F148, F149).
 #include <gtest/gtest.h>
 
 #include <algorithm>

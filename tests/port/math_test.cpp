@@ -1,4 +1,4 @@
-// The arithmetic layer against the documents' statements (000 "Arithmetic"; F002..F007). Expected
+// The arithmetic layer against the documents' statements (F002..F007). Expected
 // values come from independent exact-integer models of the documented operations, never from the
 // port.
 #include <gtest/gtest.h>

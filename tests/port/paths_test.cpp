@@ -1,6 +1,6 @@
 // The race's paths: F143's distance, placing a tracker, moving it along (F172), the lane target, the
 // catch-up's target by number (A07) and the simulation step's paths pass. Expected values come from
-// the documents' rules (002 "The race paths", F143, F172; 000 "Putting a car back", "Catch-up") and
+// the documents' rules (F143, F172; "Catch-up") and
 // the readings in port/CHOICES.md "The race's paths", worked by hand on small paths.
 #include <gtest/gtest.h>
 

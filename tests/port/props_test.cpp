@@ -1,4 +1,4 @@
-// The props against the documents (000 "Props", 002 "Props"; F110..F121, F150). Expected values come
+// The props against the documents (F110..F121, F150). Expected values come
 // from the documents' words by hand arithmetic or from exact integer models written here (16.16
 // multiply = floor of the 64-bit product / 2^16; divide = (a << 16) / b truncated), never from the
 // port; where a rule is the table of choices' (port/CHOICES.md "Props"), the test says so.

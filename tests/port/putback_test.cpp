@@ -1,5 +1,4 @@
-// Putting a car back, its sector searches and the race paths against the documents (000 "Putting a
-// car back", 002 "The race paths"; F048, F082..F086, F144).
+// Putting a car back, its sector searches and the race paths against the documents (F048, F082..F086, F144).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -165,7 +164,7 @@ TEST_F(FactsPutBack, SectorNearAndSectorAny) {
   EXPECT_EQ(pod::putback::sector_any(w.m, far), s0);
 }
 
-// Race paths (002; F144): nodes of 0x24 bytes (+0 position, +0xc links out, +0x14 their list), links
+// Race paths (F144): nodes of 0x24 bytes (+0 position, +0xc links out, +0x14 their list), links
 // of 0x1c (+8 end node, +0x10 points of 12 bytes, +0x18 their number).
 struct FactsPaths : ::testing::Test {
   World w;

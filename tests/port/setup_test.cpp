@@ -1,4 +1,4 @@
-// The race's set-up the documents give (002 "The track world", "The race cars and the grid"; F133,
+// The race's set-up the documents give (F133,
 // F136, F141, F142, A08): the quad halves' normals, the surface defaults, a car on its grid slot, the
 // settling. Expected values are computed here from the documents' words (double geometry, F142's
 // loop counted here), not read from the port.

@@ -1,4 +1,4 @@
-// The car step and its inline stages against the documents (000 "The step"; F018, F022, F026,
+// The car step and its inline stages against the documents (F018, F022, F026,
 // F027, F032, F036, F123..F128), and a whole drive on a flat track.
 #include <gtest/gtest.h>
 

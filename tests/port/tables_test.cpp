@@ -1,4 +1,4 @@
-// The three tables against their formulas on every entry (000 "Arithmetic"; F012..F014). Each check
+// The three tables against their formulas on every entry (F012..F014). Each check
 // is an exact property of the formula, computed independently of the port's builder.
 #include <gtest/gtest.h>
 

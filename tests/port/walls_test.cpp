@@ -1,5 +1,5 @@
 // Walls, wall impacts, the free wheels, the fall test, travel and push-out against the documents
-// (000 "The track", "The body"; F024, F034, F059, F060, F068, F074, F076, F077, F080). Expected values
+// (F024, F034, F059, F060, F068, F074, F076, F077, F080). Expected values
 // come from the documented formulas in double arithmetic, with tolerances for 16.16 rounding.
 #include <gtest/gtest.h>
 

@@ -29,7 +29,7 @@ namespace {
 using namespace lockstep::harness;
 using lockstep::harness::GuestAddr;
 
-// Documented addresses and offsets (inventory 3.1, 3.9, 3.10; F098) and the profile's chosen ones.
+// Documented addresses and offsets (port/CHOICES.md "Race car fields", "Car against car and damage"; F098) and the profile's chosen ones.
 constexpr GuestAddr kCars = 0x630838, kCarSize = 0x558, kPoint = 0xd8, kDrivers = 0x61f870, kDriverSize = 0xb0;
 constexpr GuestAddr kFrame = 0x621b70, kDamageVeto = 0x633314, kDamageOption = 0x63334c;
 constexpr GuestAddr kHulls = 0x648000, kHullSize = 0x1c, kScratchHull = kHulls + 170 * kHullSize;

@@ -37,7 +37,7 @@ constexpr std::uint32_t kCars = 0x630838, kCarSize = 0x558, kPointSize = 0xd8, k
 constexpr std::uint32_t kTrackHeap = 0x800000, kTrackHeapEnd = 0x900000;
 constexpr int kRacers = 8, kSteps = 1000, kAutomaticRacer = 3;
 
-// Offsets: documented (inventory 3.1, 3.2) or chosen in port/CHOICES.md "Car parameters".
+// Offsets: documented (port/CHOICES.md "Race car fields", "Point record fields") or chosen in port/CHOICES.md "Car parameters".
 constexpr std::uint32_t kEngine = 0x440, kEngineMax = 0x458, kGear = 0x44a, kTopGear = 0x44b, kGearTimer = 0x470;
 constexpr std::uint32_t kCentre = 0x498, kForward = 0x4a4, kLeft = 0x4b0, kUp = 0x4bc, kVelocity = 0x4c8;
 constexpr std::uint32_t kSoundState = 0x4f9, kSpin = 0x4fc, kSteer = 0x454, kLayout = 0x54c, kFlags = 0x448;

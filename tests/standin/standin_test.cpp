@@ -396,7 +396,7 @@ TEST(Standin, TheRaceTakesEveryPath) {
 
 TEST(Standin, FrameRecordsFollowTheRaceLoopsClock) {
   // Read back from the FRAME records by the documented rules and the table of choices' values, never
-  // from the stand-in's code (003 "One frame"; F130, F154-F161): a pass steps with the frame time the
+  // from the stand-in's code (F130, F154-F161): a pass steps with the frame time the
   // pass before measured (0x60be0c): one step, or n = F / U equal steps of F / n when F > 3U (U =
   // 0x60bdfc, 0x888); the frame-time sum (0x621b74) gains F; the race clock (0x502740) gains F once
   // a pass and reads 0 until "GO!"; the frame time is the milliseconds between two readings of the

@@ -11,9 +11,9 @@
 
 namespace pod::addr {
 
-// --- Race state (000 "The race car", inventory 2.1) ---
+// --- Race state (000 "The race car", port/CHOICES.md "Data blocks") ---
 
-/// Race cars, one 0x558-byte record per racer (000; F015). The main-loop page gives 0x61aad0 (C01);
+/// Race cars, one 0x558-byte record per racer (F015). The main-loop page gives 0x61aad0 (C01);
 /// the physics page's address is the one measured against the running game's physics, and the
 /// documents' README says to take it.
 inline constexpr GuestAddr kRaceCars = 0x630838;
@@ -22,21 +22,21 @@ inline constexpr std::uint32_t kRaceCarSize = 0x558;  // F015
 inline constexpr GuestAddr kDrivers = 0x61f870;
 inline constexpr std::uint32_t kDriverSize = 0xb0;
 /// The race block saved by the step log: beacons, race records, order, clock, catch-up records
-/// (000, inventory 2.1): [0x4f8d44, 0x4f9854).
+/// (000, port/CHOICES.md "Data blocks"): [0x4f8d44, 0x4f9854).
 inline constexpr GuestAddr kRaceBlock = 0x4f8d44;
 inline constexpr GuestAddr kRaceBlockEnd = 0x4f9854;
-/// Racer records in the race block: +0x40 + 0xbc × racer (000; F087).
+/// Racer records in the race block: +0x40 + 0xbc × racer (F087).
 inline constexpr std::uint32_t kRaceRecordsOffset = 0x40;
 inline constexpr std::uint32_t kRaceRecordSize = 0xbc;
-/// Catch-up records, four words each, reached from driver +0x90 (000; F123..F128).
+/// Catch-up records, four words each, reached from driver +0x90 (F123..F128).
 inline constexpr GuestAddr kCatchUpRecords = 0x4f97c8;
-/// Catch-up base: 0, 3000 or 6000 by difficulty (000; F127).
+/// Catch-up base: 0, 3000 or 6000 by difficulty (F127).
 inline constexpr GuestAddr kCatchUpBase = 0x4f9848;
-/// "The function at 0x4f984c" through which the catch-up target comes (000; A07).
+/// "The function at 0x4f984c" through which the catch-up target comes (A07).
 inline constexpr GuestAddr kCatchUpTargetFn = 0x4f984c;
 /// What the race's set-up stores there: catch_up::target's address (A07 read as a code pointer).
 inline constexpr GuestAddr kCatchUpTarget = 0x422918;
-/// The chassis search's call counter: the chassis point searches every 17th call (000; F075).
+/// The chassis search's call counter: the chassis point searches every 17th call (F075).
 inline constexpr GuestAddr kChassisSearchCounter = 0x4f3310;
 /// The car step's force array: 6 vec3, the five points' forces then the outside force (chosen,
 /// CHOICES "Data blocks": the original keeps it in a static block, which a replay compares).
@@ -46,9 +46,9 @@ inline constexpr std::uint32_t kStepForcesSize = 0x48;
 /// the position at the step's entry and after stage 29 (chosen: right after the force array, F036).
 inline constexpr GuestAddr kChassisMove = 0x4f3368;
 inline constexpr std::uint32_t kChassisMoveSize = 0x18;
-/// Difficulty (000; F127).
+/// Difficulty (F127).
 inline constexpr GuestAddr kDifficulty = 0x633334;
-/// [0x63334c] damage option, [0x633314] must be 0 for damage (000; F098).
+/// [0x63334c] damage option, [0x633314] must be 0 for damage (F098).
 inline constexpr GuestAddr kDamageOption = 0x63334c;
 inline constexpr GuestAddr kDamageBlock = 0x633314;
 
@@ -67,7 +67,7 @@ inline constexpr std::uint32_t kRaceObjectSize = 0x80;
 /// move, so a replay compares it).
 inline constexpr GuestAddr kContact = 0x4f3380;
 inline constexpr std::uint32_t kContactSize = 0x2c;
-/// [0x61d5bc] human racers, [0x61d5c0] computer racers (003; which is which chosen, A35).
+/// [0x61d5bc] human racers, [0x61d5c0] computer racers (which is which chosen, A35).
 inline constexpr GuestAddr kHumanRacers = 0x61d5bc;
 inline constexpr GuestAddr kComputerRacers = 0x61d5c0;
 /// The part-chain macro that turns a part into its template (000 "Damage"): the only macro the
@@ -76,12 +76,12 @@ inline constexpr GuestAddr kToTemplate = 0x4545a8;
 /// Sound effects (eax = car, edx = slot); the car contact plays slot 7 (F097).
 inline constexpr GuestAddr kSoundEffect = 0x4b8d64;
 
-// --- The race loop and its clocks (003 "One frame", "What runs in a simulation step"; inventory 2.4) ---
+// --- The race loop and its clocks (003 "One frame", "What runs in a simulation step"; port/CHOICES.md "The race loop") ---
 
 /// The race clock (003 row 4: + [0x60be0c] once a pass; 0 at "GO!", F155, F159).
 inline constexpr GuestAddr kRaceClock = 0x502740;
 /// The pass's frame time: frame_clock writes it (row 8), the next pass's steps and its race clock read
-/// it (003; chosen reading of G19: the word the race clock adds is the frame time the steps split).
+/// it (chosen reading of G19: the word the race clock adds is the frame time the steps split).
 inline constexpr GuestAddr kPassFrameTime = 0x60be0c;
 /// frame_clock's last millisecond value (chosen: the word after 0x60be0c; G19). The countdown counts
 /// on it (003: "the countdown counts on wall_ms").
@@ -98,14 +98,14 @@ inline constexpr GuestAddr kFrameClock = 0x4ae894;
 inline constexpr GuestAddr kCountdown = 0x47b98c;
 inline constexpr GuestAddr kZones = 0x456dd4;
 
-// --- Track world (002, inventory 2.2) ---
+// --- Track world (002, port/CHOICES.md "Track") ---
 
 /// [0x57bf74] number of sectors; [0x57bf78] pointer to the 0x3c-byte sector records (000, 002).
 inline constexpr GuestAddr kSectorCount = 0x57bf74;
 inline constexpr GuestAddr kSectorTable = 0x57bf78;
 inline constexpr std::uint32_t kSectorSize = 0x3c;
 /// 16 surfaces of 12 bytes; a point's +0x18 holds 0x62bc0c + 12 × n; the first word is the grip
-/// (000, 002; F017, F136).
+/// (F017, F136).
 inline constexpr GuestAddr kSurfaces = 0x62bc0c;
 inline constexpr std::uint32_t kSurfaceSize = 12;
 inline constexpr std::uint32_t kSurfaceCount = 16;
@@ -117,7 +117,7 @@ inline constexpr GuestAddr kPathLinks = 0x543258;
 inline constexpr std::uint32_t kMaxPathLinks = 32;
 inline constexpr std::uint32_t kPathLinksSize = 4 + 4 * kMaxPathLinks;
 
-// --- The props (000 "Props", 002 "Props"; G16, A18, A30 chosen: port/CHOICES.md "Props") ---
+// --- The props (G16, A18, A30 chosen: port/CHOICES.md "Props") ---
 
 /// [0x62129c] the prop records ("Objets Collisionnables", 0xd0 each), [0x621298] their number (F110).
 inline constexpr GuestAddr kProps = 0x62129c;
@@ -129,7 +129,7 @@ inline constexpr std::uint32_t kMaxProps = 32;
 inline constexpr GuestAddr kPropRest = 0x4f9440;
 inline constexpr std::uint32_t kPropRestSize = 0x18;
 
-// --- The C library and the smoke (000 "Measuring"; G20, G22 chosen) ---
+// --- The C library and the smoke (G20, G22 chosen) ---
 
 /// [0x4ed728] the getter (TlsGetValue) of the game thread's C library block; rand() keeps its seed
 /// there (000). The seed is the block's word +0x10 (chosen).
@@ -143,7 +143,7 @@ inline constexpr std::uint32_t kThreadBlockSize = 0x40;
 inline constexpr GuestAddr kSmokeRing = 0x5b0000;
 inline constexpr std::uint32_t kSmokeRingSize = 0x410;
 
-// --- Arithmetic tables and constants (000 "Arithmetic", inventory 2.3) ---
+// --- Arithmetic tables and constants (000 "Arithmetic", port/CHOICES.md "Arithmetic layer and tables") ---
 
 /// [0x4ed434] pointer to the square-root table, entry i = floor(sqrt(i) × 65536) (F012).
 inline constexpr GuestAddr kSqrtTablePtr = 0x4ed434;

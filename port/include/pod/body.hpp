@@ -1,4 +1,4 @@
-// The body: stage 20 of the car step (000 "The body"; F057, F058, F061..F067; port/CHOICES.md
+// The body: stage 20 of the car step (F057, F058, F061..F067; port/CHOICES.md
 // "body::integrate"), and its helper exp16.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Car against car (000 "Car against car"; F088..F097): after every racer's step, the collision pass
+// Car against car (F088..F097): after every racer's step, the collision pass
 // takes each pair of racers once, in order; a pair whose hulls overlap, with a part of each car near
 // the contact, exchanges an impulse, is pushed apart and plays the contact sound. The documents leave
 // most formulas open: the port follows the table of choices (port/CHOICES.md "Car against car").
@@ -94,7 +94,7 @@ PairOut pair(Memory& m, int racer_a, int racer_b);
 enum class Props { kRun, kNone };
 
 /// FUN_0042196c — the collision pass (F088): every pair (a, b), a < b, of the [0x61d5bc] + [0x61d5c0]
-/// racers, in order; then the props (003 "What moves the cars", F111..F121): every car against every
+/// racers, in order; then the props (F111..F121): every car against every
 /// prop (props::car_hit), then each hit prop, in list order, pushing the props it touches and moving
 /// (props::knock, props::motion; a prop that falls away is removed). Returns each pair's result that
 /// made a contact.

@@ -1,4 +1,4 @@
-// Track contact: stage 24 of the car step (000 "The track"; F069..F077, F080): ground faces, the
+// Track contact: stage 24 of the car step (F069..F077, F080): ground faces, the
 // free wheels on the touching wheels' planes, the walls of the sectors found, the fall test.
 #pragma once
 

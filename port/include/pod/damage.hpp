@@ -1,4 +1,4 @@
-// Damage (000 "Damage"; F098..F107): when the option is on, an impulse from a car contact or a wall
+// Damage (F098..F107): when the option is on, an impulse from a car contact or a wall
 // impact takes health off the drawn object's first six parts; a part that runs out becomes its
 // damaged template (its macro chain) and hurts the wheels beside it. The damage record for the race
 // display (FUN_0047ed1c) is the display's and is not ported.

@@ -1,4 +1,4 @@
-// The drivetrain: stages 4, 5, 7, 8, 10 and 25 of the car step (000 "Engine and gears"; F019..F021,
+// The drivetrain: stages 4, 5, 7, 8, 10 and 25 of the car step (F019..F021,
 // F037..F047). Formulas beyond the documented constants are the table of choices' (port/CHOICES.md,
 // "drive::…" sections). Each function reads and writes the car at its guest address, as the
 // original does; `dt` is the frame-time block's +0 (0x621b70) as it stands.

@@ -1,4 +1,4 @@
-// Forces on the body and the points: stages 12, 13, 14 (000; F030, F031; port/CHOICES.md
+// Forces on the body and the points: stages 12, 13, 14 (F030, F031; port/CHOICES.md
 // "forces::…"). `forces` is the step's force array: six vec3, forces[0..4] the points', forces[5]
 // the outside force.
 #pragma once

@@ -1,4 +1,4 @@
-// The drawn objects' hulls (002 "The cars' drawn objects"; F147, F148, F149): the box of an object's
+// The drawn objects' hulls (F147, F148, F149): the box of an object's
 // vertices, its radius, each part's hull and the whole car's ("Prisme"). The collisions read them
 // (000 "Car against car").
 #pragma once

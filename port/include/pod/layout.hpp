@@ -71,7 +71,7 @@ class RecordView {
   GuestAddr base_;
 };
 
-/// A point record, 0xd8 bytes: wheels 0..3 then the chassis point open the race car (000; F016).
+/// A point record, 0xd8 bytes: wheels 0..3 then the chassis point open the race car (F016).
 class Point : public RecordView {
  public:
   using RecordView::RecordView;
@@ -119,7 +119,7 @@ class Point : public RecordView {
   static constexpr Field<std::int32_t> touch_count{0xd4};  // 1..16 down, -1..-16 off (F018)
 };
 
-/// The race car, 0x558 bytes per racer at 0x630838 (000; F015, F016).
+/// The race car, 0x558 bytes per racer at 0x630838 (F015, F016).
 class Car : public RecordView {
  public:
   using RecordView::RecordView;
@@ -186,7 +186,7 @@ class Car : public RecordView {
   static constexpr Field<std::int32_t> drive_layout{0x54c};  // 1 all wheels, 2 front, else rear (F028)
 };
 
-/// Sound state bits at car +0x4f9 (000; F022).
+/// Sound state bits at car +0x4f9 (F022).
 namespace sound {
 inline constexpr std::uint8_t kSkid = 0x01;
 inline constexpr std::uint8_t kEngineRising = 0x02;
@@ -197,7 +197,7 @@ inline constexpr std::uint8_t kCarContact = 0x20;
 inline constexpr std::uint8_t kCrash = 0x40;
 }  // namespace sound
 
-/// A driver, 0xb0 bytes (000, 002, 003; inventory 3.3).
+/// A driver, 0xb0 bytes (000, 002, 003; port/CHOICES.md "Racers, drivers and controllers").
 class Driver : public RecordView {
  public:
   using RecordView::RecordView;
@@ -225,7 +225,7 @@ class Driver : public RecordView {
                                                         // (chosen reading of A37: a pointer)
 };
 
-/// A hull, 0x1c bytes (seven words, 002; inventory 3.9): the box of its object's vertices, in the
+/// A hull, 0x1c bytes (seven words, 002; port/CHOICES.md "Car against car and damage"): the box of its object's vertices, in the
 /// object's own frame (F147), and the radius of its x and y half sizes (F148).
 class Hull : public RecordView {
  public:
@@ -237,7 +237,7 @@ class Hull : public RecordView {
 };
 
 /// A racer's drawn (race) object, 0x80 bytes at 0x61a6d0 + 0x80 × racer, the driver's +4 (000, 002,
-/// 003; inventory 3.10). Its matrix holds the car's axes as columns, stored row by row (F089; A26).
+/// 003; port/CHOICES.md "Car against car and damage"). Its matrix holds the car's axes as columns, stored row by row (F089; A26).
 class RaceObject : public RecordView {
  public:
   using RecordView::RecordView;
@@ -259,7 +259,7 @@ class RaceObject : public RecordView {
   GuestAddr part(int i) const { return memory().u32(get(parts) + 4u * static_cast<std::uint32_t>(i)); }
 };
 
-/// A part of a drawn object (002 "The cars' drawn objects"; inventory 3.10): 18 body objects in three
+/// A part of a drawn object (002 "The cars' drawn objects"; port/CHOICES.md "Car against car and damage"): 18 body objects in three
 /// sets of six and four wheels (F145). Size and the vertex fields chosen (port/CHOICES.md, "Car against car and damage").
 class Part : public RecordView {
  public:
@@ -295,7 +295,7 @@ class Contact : public RecordView {
   static constexpr Field<Fixed> distance{0x28};  // between the hull centres
 };
 
-/// A sector, 0x3c bytes, [0x57bf74] of them at [0x57bf78] (000, 002; inventory 3.4).
+/// A sector, 0x3c bytes, [0x57bf74] of them at [0x57bf78] (000, 002; port/CHOICES.md "Track").
 class Sector : public RecordView {
  public:
   using RecordView::RecordView;
@@ -310,7 +310,7 @@ class Sector : public RecordView {
   static constexpr Field<std::int32_t> one{0x34};              // always 1 (F132)
 };
 
-/// A sector's mesh (002; inventory 3.5). Vertices are three i32 16.16 world coordinates, z up
+/// A sector's mesh (002; port/CHOICES.md "Track"). Vertices are three i32 16.16 world coordinates, z up
 /// (chosen, G23; CHOICES "Track").
 class Mesh : public RecordView {
  public:
@@ -325,13 +325,13 @@ class Mesh : public RecordView {
   static constexpr Field<GuestAddr> quads{0x18};      // 0x3c each
 };
 
-/// Face flag bits (000, 002; F078).
+/// Face flag bits (F078).
 namespace face_flags {
 inline constexpr std::uint8_t kGround = 1u << 3;
 inline constexpr std::uint8_t kWall = 1u << 5;
 }  // namespace face_flags
 
-/// A quad face, 0x3c bytes (002; inventory 3.6).
+/// A quad face, 0x3c bytes (002; port/CHOICES.md "Track").
 class Quad : public RecordView {
  public:
   using RecordView::RecordView;
@@ -346,7 +346,7 @@ class Quad : public RecordView {
   static constexpr Field<std::uint8_t> surface{0x37};  // surface number
 };
 
-/// A triangle face, 0x20 bytes (002; inventory 3.7).
+/// A triangle face, 0x20 bytes (002; port/CHOICES.md "Track").
 class Triangle : public RecordView {
  public:
   using RecordView::RecordView;
@@ -359,7 +359,7 @@ class Triangle : public RecordView {
   static constexpr Field<std::uint8_t> surface{0x1d};
 };
 
-/// A surface, 12 bytes, 16 of them at 0x62bc0c; the grip first (000, 002; F017, F136).
+/// A surface, 12 bytes, 16 of them at 0x62bc0c; the grip first (F017, F136).
 class Surface : public RecordView {
  public:
   using RecordView::RecordView;
@@ -378,7 +378,7 @@ inline constexpr std::uint32_t kGearUp = 0x20;
 inline constexpr std::uint32_t kGearDown = 0x40;
 }  // namespace input
 
-/// A prop, 0xd0 bytes, [0x621298] of them at [0x62129c] (000 "Props", 002 "Props"; inventory 3.11; F110).
+/// A prop, 0xd0 bytes, [0x621298] of them at [0x62129c] (port/CHOICES.md "Props"; F110).
 /// The documents name the fields from +0x1c; the rest is chosen (G16; port/CHOICES.md "Props"). Its hull,
 /// chain and health sit where a part's do, so the damage macro turns a prop into its template too.
 class Prop : public RecordView {
@@ -423,7 +423,7 @@ class Prop : public RecordView {
   GuestAddr point(std::uint32_t i) const { return get(points) + i * 0x40u; }
 };
 
-/// A prop's contact point, 0x40 bytes (000, 002; inventory 3.12; F110). The documents give the fields'
+/// A prop's contact point, 0x40 bytes (port/CHOICES.md "Props"; F110). The documents give the fields'
 /// order, not their offsets (G16): packed in that order (chosen), which puts the mass at +0x1c (A29).
 class PropPoint : public RecordView {
  public:
@@ -459,7 +459,7 @@ class FrameTime : public RecordView {
   static constexpr Field<std::int32_t> step{0xc};  // the simulation step's number
 };
 
-/// A race path node, 0x24 bytes (002 "The race paths"; inventory 3.13).
+/// A race path node, 0x24 bytes (002 "The race paths"; port/CHOICES.md "The race's paths").
 class PathNode : public RecordView {
  public:
   using RecordView::RecordView;
@@ -470,7 +470,7 @@ class PathNode : public RecordView {
   static constexpr Field<std::int32_t> value{0x1c};
 };
 
-/// A race path link, 0x1c bytes (002; inventory 3.14): its points are vec3 of 12 bytes, one value each.
+/// A race path link, 0x1c bytes (002; port/CHOICES.md "The race's paths"): its points are vec3 of 12 bytes, one value each.
 class PathLink : public RecordView {
  public:
   using RecordView::RecordView;
@@ -483,7 +483,7 @@ class PathLink : public RecordView {
   static constexpr Field<std::int32_t> point_count{0x18};
 };
 
-/// The race block [0x4f8d44, 0x4f9854) (000; inventory 2.1).
+/// The race block [0x4f8d44, 0x4f9854) (000; port/CHOICES.md "Data blocks").
 class RaceBlock : public RecordView {
  public:
   explicit RaceBlock(Memory& m) : RecordView(m, addr::kRaceBlock) {}

@@ -1,4 +1,4 @@
-// The props (000 "Props", 002 "Props"; F110..F121, F150): a track's cones, drums and boxes that cars
+// The props (F110..F121, F150): a track's cones, drums and boxes that cars
 // knock about. The environment reader builds the global list (props::kind, props::centre,
 // props::build); the collision pass, after the car pairs, tests every car against every prop
 // (props::car_hit) and lets each hit prop push the props it touches and move (props::knock,

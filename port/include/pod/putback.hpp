@@ -1,5 +1,5 @@
-// Putting a car back on the track (000 "Putting a car back"; F080..F086), the sector searches it
-// uses, and the race paths it heads along (002 "The race paths"; F084, F144).
+// Putting a car back on the track (F080..F086), the sector searches it
+// uses, and the race paths it heads along (F084, F144).
 #pragma once
 
 #include <optional>

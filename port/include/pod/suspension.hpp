@@ -1,4 +1,4 @@
-// The suspension: stages 16, 22, 23, 27 (000; F033, F035; port/CHOICES.md "suspension::…").
+// The suspension: stages 16, 22, 23, 27 (F033, F035; port/CHOICES.md "suspension::…").
 #pragma once
 
 #include "pod/memory.hpp"

@@ -1,4 +1,4 @@
-// The three tables the game builds at start-up (000 "Arithmetic"; F012..F014), and the functions
+// The three tables the game builds at start-up (F012..F014), and the functions
 // that read them. Each entry is built by its documented formula, computed exactly.
 #pragma once
 

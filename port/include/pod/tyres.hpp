@@ -1,4 +1,4 @@
-// The tyres: stage 18 of the car step (000 "Tyres"; F049..F056; port/CHOICES.md "tyres::tyres").
+// The tyres: stage 18 of the car step (F049..F056; port/CHOICES.md "tyres::tyres").
 #pragma once
 
 #include "pod/memory.hpp"

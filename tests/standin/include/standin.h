@@ -95,7 +95,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 
 /* ---- the frame-time block at 0x621b70 (chosen, G31) ------------------------------------------- */
 #define FRAME_DT       0x00  /* i32 16.16 s: this car step's time (the catch-up scales it in place) */
-#define FRAME_SUM      0x04  /* i32: the frame-time sum 0x621b74 (003, F161): the sum of all frame times */
+#define FRAME_SUM      0x04  /* i32: the frame-time sum 0x621b74 (F161): the sum of all frame times */
 #define FRAME_STEP_DT  0x08  /* i32 16.16 s: the step's unscaled time; the sim step copies it to +0 per car */
 #define FRAME_STEP     0x0c  /* i32: number of the simulation step being run (0, 1, ...) */
 #define FRAME_SIZE     0x10
@@ -119,7 +119,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 /* The damage records for the race display (000: 0xb8 per racer; not written by the stand-in). */
 #define POD_DAMAGE_RECORDS  0x5a8e34u
 #define DAMAGE_RECORD_SIZE  0xb8
-/* The props (000, 002; inventory 3.11): [ ] count, [ ] the list of 0xd0 records, one hit flag per prop
+/* The props (000, 002; port/CHOICES.md "Props"): [ ] count, [ ] the list of 0xd0 records, one hit flag per prop
  * at 0x6212a0 (A18); up to POD_PROPS_END the props' own words (the table of choices, "Props"). */
 #define POD_PROP_COUNT      0x621298u
 #define POD_PROP_LIST       0x62129cu
@@ -159,7 +159,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define OBJECT_MATRIX       0x48
 #define OBJECT_POSITION     0x6c
 
-/* ---- point record, 0xd8, five per car (inventory 3.2) ---------------------------------------- */
+/* ---- point record, 0xd8, five per car (port/CHOICES.md "Point record fields") ----------------- */
 #define PT_POSITION   0x00  /* vec3 world */
 #define PT_VELOCITY   0x0c  /* vec3 */
 #define PT_SURFACE    0x18  /* u32: address 0x62bc0c + 12 n */
@@ -184,7 +184,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define PT_BOUNCE     0xd0
 #define PT_TOUCH_COUNT 0xd4 /* i32: 1..16 down, -1..-16 off */
 
-/* ---- race car, 0x558 (inventory 3.1); physics/car_params.h adds the chosen parameter offsets ---- */
+/* ---- race car, 0x558 (port/CHOICES.md "Race car fields"; physics/car_params.h: the chosen parameters) */
 #define CAR_POINT(i)        ((uint32_t)(i) * POINT_SIZE)  /* wheels 0..3, chassis 4 */
 #define CAR_CHASSIS         0x360
 #define CAR_WHEEL1_SECTOR   0x438
@@ -215,7 +215,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define CAR_DRIVE_LAYOUT    0x54c  /* 1 all wheels, 2 front, else rear */
 #define CAR_AUTOMATIC       0x04   /* bit in CAR_FLAGS */
 
-/* ---- driver, 0xb0 (inventory 3.3; * chosen, see port/CHOICES.md) ----------------------------- */
+/* ---- driver, 0xb0 (* chosen: port/CHOICES.md "Racers, drivers and controllers") -------------- */
 #define DRV_RACER       0x00  /* i32 racer number * */
 #define DRV_OBJECT      0x04  /* drawn object (racers 0..6; 0 for racer 7) */
 #define DRV_CAR_STEP    0x08  /* 003's car_step (0: not used, C05) */
@@ -246,7 +246,7 @@ typedef struct vec3 { fx x, y, z; } vec3;    /* three 16.16 words, 12 bytes */
 #define IN_GEAR_UP   0x0020  /* as car +0x449's request bits */
 #define IN_GEAR_DOWN 0x0040
 
-/* ---- track records (inventory 3.4-3.8; port/CHOICES.md "Track") ----------------------------- */
+/* ---- track records (port/CHOICES.md "Track") ----------------------------------------------- */
 #define SECTOR_SIZE       0x3c
 #define SECTOR_MESH       0x00  /* u32 address of the mesh */
 #define SECTOR_BOUNDS_MIN 0x10  /* vec3, the low corner (A23: chosen) */

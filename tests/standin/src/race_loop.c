@@ -27,7 +27,7 @@ STANDIN_INLINE int32_t racer_count(void) { return I32(POD_HUMAN_COUNT, 0) + I32(
 
 /* ---- the simulation step (FUN_0049a89c) ------------------------------------------------------- */
 
-/* The STEP record; then each racer in turn (000 "The step", F025): the frame time of its car step
+/* The STEP record; then each racer in turn (F025): the frame time of its car step
  * set back to the step's unscaled time (the catch-up scales it in place for a computer car), its
  * turn (racer_step, 0x49a800: the car step, the upside-down timer, the pose with the wheels' roll),
  * its PHYS record. After all racers (A32): the zones, then the collision pass (C06), with the frame

@@ -1,4 +1,4 @@
-/* What runs per racer after the car step (000 "The step", F025): step::upside_down (0x4159d8) with its
+/* What runs per racer after the car step (F025): step::upside_down (0x4159d8) with its
  * put-back after 2.5 s (F081), step::pose (0x4155b8: the drawn object's frame, F089) and
  * step::wheel_roll (0x415424). Rules the documents leave open: port/CHOICES.md, "After the step, per racer". */
 #include "car_params.h"

@@ -1,4 +1,4 @@
-/* Car against car (000 "Car against car", F088-F097): the centres' distance (0x423fd8) and normal
+/* Car against car (F088-F097): the centres' distance (0x423fd8) and normal
  * (0x423c64), the hull test (0x420548), the parts near a contact (0x4209c8), the impulse (0x420adc)
  * and its carrying into the next step (0x420b4c), one pair (0x42127c) and the collision pass
  * (0x42196c). Every rule the documents leave open (the near rule, the corners' signs, the axis

@@ -1,4 +1,4 @@
-/* The race's paths (002 "The race paths", F143, F172; 000 "Putting a car back", "Catch-up"): a
+/* The race's paths (F143, F172; "Catch-up"): a
  * driver's tracker placed on the nearest path point (paths::place, 0x4aa8a0), moved along its path
  * each step (paths::track, 0x4b0ec0) with the node's position past a link's end (paths::track_node,
  * 0x4b0b98), a computer driver's lane target after a put-back (paths::lane_target, 0x455ed0), and the

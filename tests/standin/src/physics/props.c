@@ -1,4 +1,4 @@
-/* The props (000 "Props", 002 "Props", F110-F121, F150): a prop type read from the environment's bytes
+/* The props (F110-F121, F150): a prop type read from the environment's bytes
  * (0x46a780), its centre of mass (0x454654), the global list built from the environment (0x468cfc);
  * the faces a prop touches (0x4547a4), the impulse it is given (0x4214b4), a car against a prop
  * (0x4215a8), a hit prop knocking the others (0x421750), its motion (0x454a98) and its removal

@@ -1,4 +1,4 @@
-/* The props (000 "Props", 002 "Props"; inventory 3.11, 3.12): the prop record, its contact points, the
+/* The props (000 "Props", 002 "Props"; port/CHOICES.md "Props"): the prop record, its contact points, the
  * global list, the hit flags, the slant record and the functions' addresses. The offsets the documents
  * give are marked; the rest is chosen (the props' entries of the table of choices).
  *
@@ -45,7 +45,7 @@
 #define PP_ON_GROUND    1
 #define PP_ON_WALL      2
 
-/* ---- the list and its companions (000, 002; A18, A30) -------------------------------------- */
+/* ---- the list and its companions (A18, A30) -------------------------------------- */
 #define POD_PROP_COUNT  0x621298u  /* i32 */
 #define POD_PROP_LIST   0x62129cu  /* u32: address of prop record 0 */
 #define POD_PROP_HIT    0x6212a0u  /* u8 per prop (chosen size) */

@@ -1,5 +1,5 @@
 /* The start: what the race's set-up does before the first simulation step that the documents give
- * (002 "The grid slot", "The settling"; F133, F136, F141, F142): the surface defaults, a quad's half
+ * (F133, F136, F141, F142): the surface defaults, a quad's half
  * normals, a car put on its grid slot, and the settling. Every rule the documents leave open is a
  * choice of the stand-in's, listed in tests/standin/README.md ("The start"). */
 #include "../internal.h"
