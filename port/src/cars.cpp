@@ -1,5 +1,5 @@
 // Car against car: FUN_00423fd8, FUN_00423c64, FUN_00420548, FUN_004209c8, FUN_00420adc, FUN_00420b4c,
-// FUN_0042127c and the collision pass FUN_0042196c (000 "Car against car"; port/CHOICES.md).
+// FUN_0042127c and the collision pass FUN_0042196c (port/CHOICES.md "Car against car and damage").
 #include "pod/cars.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Damage: FUN_00420e54, the chain's macro FUN_004545a8, and the wheels: FUN_00415318, FUN_00415270,
-// FUN_004152ac (000 "Damage"; port/CHOICES.md "Damage").
+// FUN_004152ac (port/CHOICES.md "Car against car and damage").
 #include "pod/damage.hpp"
 
 #include <bit>

@@ -1,6 +1,6 @@
 // The props: FUN_0046a780, FUN_00454654, FUN_00468cfc (building the list), FUN_004547a4, FUN_004214b4,
-// FUN_004215a8, FUN_00421750, FUN_00454a98, FUN_004adab0 and the props' part of FUN_0042196c (000 "Props",
-// 002 "Props"; port/CHOICES.md "Props").
+// FUN_004215a8, FUN_00421750, FUN_00454a98, FUN_004adab0 and the props' part of FUN_0042196c (port/CHOICES.md
+// "Props").
 #include "pod/props.hpp"
 
 #include <functional>

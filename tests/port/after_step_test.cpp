@@ -1,4 +1,4 @@
-// What runs at the step's end and after it for each racer, against the documents (000 "The step",
+// What runs at the step's end and after it for each racer, against the documents (port/CHOICES.md "The car step and its functions",
 // "Putting a car back", "Car against car"; 003): the stuck timer (F129, F170), upside-down (F023,
 // F081), the drawn object's pose and the wheels' roll (F089, F096), the per-racer order (F025), the
 // smoke's draws (F169).

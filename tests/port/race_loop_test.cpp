@@ -1,5 +1,5 @@
-// The race loop against the documents (003 "One frame", "What runs in a simulation step" and its
-// measured rules; 000 "The step"): the frame clock (F156, F157), the steps of a pass (F154, F160,
+// The race loop against the documents (port/CHOICES.md "The race loop" and its
+// measured rules; port/CHOICES.md "The car step and its functions"): the frame clock (F156, F157), the steps of a pass (F154, F160,
 // F161), the race clock (F155, F159 and 003's "the race clock gains the whole frame time over each
 // pass"), the countdown (F130) and the simulation step's order (F025, A32). Expected values are the
 // documents' rules worked by hand; where a value is chosen (the lower clamp, the step unit, the

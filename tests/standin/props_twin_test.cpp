@@ -29,7 +29,7 @@ namespace {
 using namespace lockstep::harness;
 using lockstep::harness::GuestAddr;
 
-// Documented addresses (000 "Props", 002; port/CHOICES.md "Props") and the profile's chosen ones.
+// Documented addresses (port/CHOICES.md "Props") and the profile's chosen ones.
 constexpr GuestAddr kCount = 0x621298, kList = 0x62129c, kHitFlags = 0x6212a0, kSlant = 0x4f9440, kFrame = 0x621b70;
 constexpr GuestAddr kSectors = 0x800000, kSectorSize = 0x3c;  // the stand-in's sector table (its track's heap)
 constexpr GuestAddr kProps = 0x658000, kHulls = 0x65a000, kPoints = 0x65b000, kChain = 0x65f000, kTemplate = 0x65f100;

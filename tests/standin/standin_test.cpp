@@ -220,7 +220,7 @@ TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacerAndAFrameForEveryPass) {
 }
 
 TEST(Standin, CtrlAndPhysCarryTheFiveDocumentedBlocksAndTheBodyParts) {
-  // 000 "Recording": that car (0x558), its driver (0xb0), the frame time block, the race block
+  // port/CHOICES.md "Step log": that car (0x558), its driver (0xb0), the frame time block, the race block
   // 0x4f8d44..0x4f9854, the chassis search's counter 0x4f3310; then (the table of choices: the race
   // runs with damage on) a racer with a drawn object's six body parts, part[22 r + 0..5] at 0x640000,
   // and the damage veto word.

@@ -11,7 +11,7 @@
 
 namespace pod::addr {
 
-// --- Race state (000 "The race car", port/CHOICES.md "Data blocks") ---
+// --- Race state (port/CHOICES.md "Race car fields", "Data blocks") ---
 
 /// Race cars, one 0x558-byte record per racer (F015). The main-loop page gives 0x61aad0 (C01);
 /// the physics page's address is the one measured against the running game's physics, and the
@@ -58,7 +58,7 @@ inline constexpr GuestAddr kDamageBlock = 0x633314;
 inline constexpr GuestAddr kFrameTime = 0x621b70;
 inline constexpr std::uint32_t kFrameTimeSize = 0x10;
 
-// --- Car against car and damage (000 "Car against car", "Damage"; 002, 003) ---
+// --- Car against car and damage (port/CHOICES.md "Car against car and damage") ---
 
 /// The racers' drawn objects, 0x80 each (003); the driver's +4 points at its racer's (000, 002).
 inline constexpr GuestAddr kRaceObjects = 0x61a6d0;
@@ -70,13 +70,13 @@ inline constexpr std::uint32_t kContactSize = 0x2c;
 /// [0x61d5bc] human racers, [0x61d5c0] computer racers (which is which chosen, A35).
 inline constexpr GuestAddr kHumanRacers = 0x61d5bc;
 inline constexpr GuestAddr kComputerRacers = 0x61d5c0;
-/// The part-chain macro that turns a part into its template (000 "Damage"): the only macro the
+/// The part-chain macro that turns a part into its template (port/CHOICES.md "Car against car and damage"): the only macro the
 /// chains hold.
 inline constexpr GuestAddr kToTemplate = 0x4545a8;
 /// Sound effects (eax = car, edx = slot); the car contact plays slot 7 (F097).
 inline constexpr GuestAddr kSoundEffect = 0x4b8d64;
 
-// --- The race loop and its clocks (003 "One frame", "What runs in a simulation step"; port/CHOICES.md "The race loop") ---
+// --- The race loop and its clocks (port/CHOICES.md "The race loop") ---
 
 /// The race clock (003 row 4: + [0x60be0c] once a pass; 0 at "GO!", F155, F159).
 inline constexpr GuestAddr kRaceClock = 0x502740;
@@ -143,7 +143,7 @@ inline constexpr std::uint32_t kThreadBlockSize = 0x40;
 inline constexpr GuestAddr kSmokeRing = 0x5b0000;
 inline constexpr std::uint32_t kSmokeRingSize = 0x410;
 
-// --- Arithmetic tables and constants (000 "Arithmetic", port/CHOICES.md "Arithmetic layer and tables") ---
+// --- Arithmetic tables and constants (port/CHOICES.md "Arithmetic layer and tables") ---
 
 /// [0x4ed434] pointer to the square-root table, entry i = floor(sqrt(i) × 65536) (F012).
 inline constexpr GuestAddr kSqrtTablePtr = 0x4ed434;
@@ -159,7 +159,7 @@ inline constexpr GuestAddr kInv65536Constant = 0x4ee0c8;
 /// The tyre slip curve's parameters: peak 0.342, offset 0.523, curvatures 8.55 and 2.37 (F052).
 inline constexpr GuestAddr kSlipCurve = 0x4e9a78;
 
-// --- Code addresses named by the step (000 "The step") ---
+// --- Code addresses named by the step (port/CHOICES.md "The car step and its functions") ---
 
 /// The car (physics) step.
 inline constexpr GuestAddr kCarStep = 0x41b66c;

@@ -71,7 +71,7 @@ Fixed impulse(Memory& m, const Mover& a, const Mover& b, GuestAddr normal);
 /// torque about the body's centre into the carried torque.
 void carry(Memory& m, GuestAddr car, GuestAddr normal, Fixed impulse, GuestAddr point);
 
-/// What one pair did besides the state it wrote (the caller's share, 000 "Car against car": the
+/// What one pair did besides the state it wrote (the caller's share, port/CHOICES.md "Car against car and damage": the
 /// beacon test after each push, the damage record for the display).
 struct PairOut {
   int racer_a = 0;

@@ -32,7 +32,7 @@ struct CarState {
   std::uint8_t sound_state = 0;  // F022's bits (+0x4f9)
 };
 
-/// A prop as drawing wants it (000 "Props": +0x40 the matrix, +0x98 the position of its centre of mass).
+/// A prop as drawing wants it (port/CHOICES.md "Props": +0x40 the matrix, +0x98 the position of its centre of mass).
 struct PropState {
   Vec3 position;
   std::array<Fixed, 9> matrix{};  // the nine words as stored: row by row, axis k = column k (A26)

@@ -1,6 +1,6 @@
 // The drawn objects' hulls (F147, F148, F149): the box of an object's
 // vertices, its radius, each part's hull and the whole car's ("Prisme"). The collisions read them
-// (000 "Car against car").
+// (port/CHOICES.md "Car against car and damage").
 #pragma once
 
 #include <cstdint>

@@ -259,7 +259,7 @@ class RaceObject : public RecordView {
   GuestAddr part(int i) const { return memory().u32(get(parts) + 4u * static_cast<std::uint32_t>(i)); }
 };
 
-/// A part of a drawn object (002 "The cars' drawn objects"; port/CHOICES.md "Car against car and damage"): 18 body objects in three
+/// A part of a drawn object (port/CHOICES.md "Car against car and damage"): 18 body objects in three
 /// sets of six and four wheels (F145). Size and the vertex fields chosen (port/CHOICES.md, "Car against car and damage").
 class Part : public RecordView {
  public:
@@ -273,7 +273,7 @@ class Part : public RecordView {
   static constexpr Field<Vec3> offset{0x98};                    // placement in the object (body parts)
 };
 
-/// An element of a part's macro chain, (macro, argument, next) (000 "Damage"; 12 bytes chosen).
+/// An element of a part's macro chain, (macro, argument, next) (port/CHOICES.md "Car against car and damage"; 12 bytes chosen).
 class ChainElement : public RecordView {
  public:
   using RecordView::RecordView;
@@ -459,7 +459,7 @@ class FrameTime : public RecordView {
   static constexpr Field<std::int32_t> step{0xc};  // the simulation step's number
 };
 
-/// A race path node, 0x24 bytes (002 "The race paths"; port/CHOICES.md "The race's paths").
+/// A race path node, 0x24 bytes (port/CHOICES.md "The race's paths").
 class PathNode : public RecordView {
  public:
   using RecordView::RecordView;

@@ -1,5 +1,5 @@
-// The race: the beacon test the car step calls, and the race loop around the simulation (003 "One
-// frame", "What runs in a simulation step"; 000 "The step").
+// The race: the beacon test the car step calls, and the race loop around the simulation (port/CHOICES.md
+// "The race loop", "The car step and its functions").
 //
 // One pass of the race loop FUN_0049d4c0 runs, of 003's eleven rows, the four that touch the
 // simulation, in this order (F153): 3 race_step (0, 1 or n simulation steps), 4 the race clock

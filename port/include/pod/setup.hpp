@@ -1,4 +1,4 @@
-// The race's set-up that the documents give (002 "The track world", "The race cars and the grid"):
+// The race's set-up that the documents give (port/CHOICES.md "Track", "The race's set-up (the stand-in's race_setup; chosen)"):
 // each quad's half normals, the surfaces' defaults, a car on its grid slot and the settling before the
 // countdown. The rest of the set-up (the car file, the garage settings, the track file, which start
 // record each racer takes) is not ported: port/README.md, "Not yet ported".

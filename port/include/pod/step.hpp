@@ -1,4 +1,4 @@
-// The car step FUN_0041b66c (000 "The step"; port/CHOICES.md "The car step and its functions"), its inline stages, and what the
+// The car step FUN_0041b66c (port/CHOICES.md "The car step and its functions"), its inline stages, and what the
 // simulation step runs after it for each racer: upside-down, the drawn object's pose and the wheels'
 // roll (F025).
 //
@@ -33,7 +33,7 @@ inline constexpr Fixed kStuckTime = 0x20000;
 inline constexpr Fixed kStuckSpeed = 0x10000;
 /// Put back after 2.5 s upside down (F081): 640 in the timer's 1/256 s.
 inline constexpr std::uint32_t kUpsideDownPutBack = 640;
-/// The drawn (race) object's fields (000 "Car against car"; port/CHOICES.md "Car against car and damage"): the whole car's hull
+/// The drawn (race) object's fields (port/CHOICES.md "Car against car and damage"): the whole car's hull
 /// (a pointer, A01), the matrix and the position.
 inline constexpr std::uint32_t kObjectHull = 0x44;
 inline constexpr std::uint32_t kObjectMatrix = 0x48;

@@ -1,4 +1,4 @@
-/* The arithmetic layer at POD's addresses (000 "Arithmetic"), instruction by instruction as
+/* The arithmetic layer at POD's addresses (port/CHOICES.md "Arithmetic layer and tables"), instruction by instruction as
  * port/CHOICES.md "Arithmetic layer and tables" defines it. Watcom register convention; every
  * routine preserves all registers but its result (eax) and leaves the x87 stack empty.
  * The thread runs with the x87 control word 0x027f (53-bit precision, round to nearest even), set in

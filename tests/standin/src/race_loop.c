@@ -1,4 +1,4 @@
-/* The race loop at POD's addresses (003 "One frame", "What runs in a simulation step"): one pass of
+/* The race loop at POD's addresses (port/CHOICES.md "The race loop"): one pass of
  * the loop (the rows that touch the simulation), the simulation steps of a pass, the simulation step
  * with the zones and the collision pass, the frame clock on a scripted millisecond clock, and the
  * countdown. Every rule the documents leave open is in the table of choices (port/CHOICES.md, "The

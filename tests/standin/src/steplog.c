@@ -1,5 +1,5 @@
 /* The step log (capture/docs/state-log.md): STEP at the entry of the simulation step, CTRL in the car
- * step right after the controller returns, PHYS after the car step returns (000 "Recording"), and
+ * step right after the controller returns, PHYS after the car step returns (port/CHOICES.md "Step log"), and
  * FRAME at the end of each pass of the race loop. The hooks sit at 0x74c240 /
  * 0x74c250 / 0x74c260 / 0x74c270 (000's code cave) and preserve every register. The run's stops
  * live here too: the pauses (--pause-at, --pause-at-pass) and the end after --steps steps. */

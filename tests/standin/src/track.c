@@ -1,4 +1,4 @@
-/* The track, laid out at start-up in POD's in-memory layout (002 "The track world"; the layout and
+/* The track, laid out at start-up in POD's in-memory layout (port/CHOICES.md "Track"; the layout and
  * the geometry are recorded in port/CHOICES.md, "Track").
  *
  * A closed ring road of 24 sectors around the origin, radius 120, 16 wide, counter-clockwise, with a

@@ -32,7 +32,7 @@ inline constexpr std::uint32_t kStateLogVersion = 1;
 inline constexpr std::uint32_t kStateLogHeaderSize = 32;  ///< the header this version writes
 inline constexpr std::uint32_t kStateLogRecordHeaderSize = 20;
 
-/// Where in the step a record was taken (000 "Recording").
+/// Where in the step a record was taken (port/CHOICES.md "Step log").
 enum class RecordKind : std::uint8_t {
   kStep,  ///< "STEP": entry of the simulation step (racer -1)
   kCtrl,  ///< "CTRL": in the car step, right after the controller returns

@@ -237,8 +237,8 @@ STANDIN_CODE int32_t cars_pair(uint32_t ra, uint32_t rb, uint32_t ebx, uint32_t 
 }
 
 /* 0x42196c cars::collisions(): every pair of racers once, in order (F088): (0,1), (0,2) ... (6,7).
- * The racers: humans + computers ([0x61d5bc] + [0x61d5c0]). Then the props (000 "Props", 003 "What
- * moves the cars"; the props' choices): every racer against every prop, then each hit prop, in
+ * The racers: humans + computers ([0x61d5bc] + [0x61d5c0]). Then the props (port/CHOICES.md "Props",
+ * "The props' part of the pass"): every racer against every prop, then each hit prop, in
  * the list's order, knocks the others and moves; a prop removed closes the list up and the loop goes
  * on past the prop moved into its place (F121). Without props only the count is read. */
 STANDIN_CODE int32_t cars_collisions(uint32_t eax, uint32_t edx, uint32_t ebx, uint32_t ecx) {

@@ -1,4 +1,4 @@
-/* Damage (000 "Damage"): damage::hit (0x420e54) after a contact impulse or a wall impact, the part
+/* Damage (port/CHOICES.md "Car against car and damage"): damage::hit (0x420e54) after a contact impulse or a wall impact, the part
  * chain's macro (0x4545a8), and the wheels a broken part hurts (0x415318, 0x415270, 0x4152ac). Every
  * rule the documents leave open: port/CHOICES.md, "Car against car and damage" (argument lists, the modes, what counts as
  * a break, the chain walk, the 16.16 constants). */

@@ -26,7 +26,7 @@ int32_t forces_air(uint32_t car, uint32_t force, uint32_t ebx, uint32_t ecx) {
 
 /* 0x417cec forces::grip(eax = car, edx = forces): each touching wheel's side force, against its
  * speed sideways along the ground. Leaves the force array's address in its frame's stale slot, where the
- * tyres' slip ratio will later sit (000 "Tyres"; port/CHOICES.md "forces::grip"). */
+ * tyres' slip ratio will later sit (port/CHOICES.md "tyres::tyres", "forces::grip"). */
 int32_t forces_grip(uint32_t car, uint32_t forces, uint32_t ebx, uint32_t ecx) {
   (void)ebx, (void)ecx;
   STALE_SLOT(car) = forces;

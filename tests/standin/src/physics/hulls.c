@@ -1,4 +1,4 @@
-/* Hulls (002 "The cars' drawn objects", port/CHOICES.md "Car against car and damage"): the vertices' box (0x4713c8, F147), the
+/* Hulls (port/CHOICES.md "Car against car and damage"): the vertices' box (0x4713c8, F147), the
  * square root (0x4d3e90) and the radius (0x423b48, F148), one part's hull (0x420300) and "Prisme"
  * (0x4203c8), which builds every part's hull and the whole car's. Rules the documents leave open:
  * port/CHOICES.md, "Car against car and damage". */

@@ -1,4 +1,4 @@
-/* The props (000 "Props", 002 "Props"; port/CHOICES.md "Props"): the prop record, its contact points, the
+/* The props (port/CHOICES.md "Props"): the prop record, its contact points, the
  * global list, the hit flags, the slant record and the functions' addresses. The offsets the documents
  * give are marked; the rest is chosen (the props' entries of the table of choices).
  *
@@ -57,7 +57,7 @@
 #define PROP_POINT_BYTES 0x14
 #define PROP_BYTES      0x38      /* a prop's bytes */
 
-/* ---- constants (000 "Props") --------------------------------------------------------------- */
+/* ---- constants (port/CHOICES.md "Props") --------------------------------------------------------------- */
 #define PROP_GRAVITY    0x2d      /* a point's weight = its mass x 0x2d (F115) */
 #define PROP_SLANT_MIN  0xe28f    /* 0.885 (F114) */
 #define PROP_SPIN_KEPT  0xea7f    /* 0.916 a step on the ground (F119) */

@@ -1,4 +1,4 @@
-/* Putting a car back on the track (000 "Putting a car back"): putback::put_back (0x415730), car_reset
+/* Putting a car back on the track (port/CHOICES.md "Putting a car back"): putback::put_back (0x415730), car_reset
  * (0x41c814), putback::clear_pose (0x4231b4), putback::place (0x423538), the sector searches
  * world::sector_near (0x45ca78) and world::sector_any (0x45ccd8), and the race paths' heading
  * paths::heading (0x4abd38) and next point paths::next_point (0x4abae8).
