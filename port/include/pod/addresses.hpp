@@ -1,6 +1,6 @@
 // The original's (WINPOD.EXE's) data addresses the port reads and writes, each with the document
 // and inventory id it comes from (000 = the physics document, 002 = the track-world document, 003 =
-// the main-loop document; F/G/C/A ids are the inventory's, explained in port/CHOICES.md). A bracketed name in a comment ("[0x4ed434]") means the word at
+// the main-loop document; F/G/C/A ids: port/FACTS.md and port/CHOICES.md). A bracketed name in a comment ("[0x4ed434]") means the word at
 // that address holds a pointer, as the documents bracket it. Values the documents do not give are
 // marked "chosen" and come from port/CHOICES.md.
 #pragma once

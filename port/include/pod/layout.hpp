@@ -1,5 +1,5 @@
 // Typed views of the original's records, at their guest addresses, with every offset the documents
-// name (the physics document's "The race car", the track-world document; the inventory's layouts 3.x). A view is an
+// name (the physics document's "The race car", the track-world document; port/CHOICES.md "Addresses and layout"). A view is an
 // address and a Memory; reading a field is one load through Memory, so the replay sees exactly the
 // original's accesses. Pointers inside records stay 32-bit guest addresses.
 //

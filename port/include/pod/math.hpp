@@ -1,4 +1,4 @@
-// The original's arithmetic, reproduced bit for bit (inventory F001..F011).
+// The original's arithmetic, reproduced bit for bit (F001..F011).
 //
 // Integer code. 16.16 numbers are multiplied with imul (64-bit product) keeping bits 16..47
 // (shrd eax, edx, 16) — mul16 — and divided as (a << 16) / b with idiv, truncating towards zero —
