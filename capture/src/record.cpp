@@ -355,6 +355,9 @@ Result<RecordReport> record_chosen(const harness::Profile& profile, const Record
   LOCKSTEP_TRY(PointPlan plan, plan_points(profile));
   if (options.pid > 0) LOCKSTEP_TRY_STATUS(check_points_mapped(options.pid, profile, false));  // before attaching
   LOCKSTEP_TRY(RecordLog log, RecordLog::open(options.log, options.producer, options.pid > 0));
+  if (std::any_of(profile.record_points.begin(), profile.record_points.end(),
+                  [](const RecordPointSpec& p) { return p.tag == "STEP"; }))
+    log.begin_at_first_step_record();
 
   std::unique_ptr<harness::Tracer> tracer;
   if (options.pid > 0) {

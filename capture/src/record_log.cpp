@@ -134,6 +134,7 @@ RecordLog& RecordLog::operator=(RecordLog&& o) noexcept {
   std::swap(buffer_, o.buffer_);
   std::swap(held_, o.held_);
   std::swap(dropping_, o.dropping_);
+  std::swap(awaiting_step_, o.awaiting_step_);
   std::swap(bytes_, o.bytes_);
   std::swap(records_, o.records_);
   std::swap(dropped_, o.dropped_);
@@ -150,6 +151,13 @@ RecordLog::~RecordLog() {
 }
 
 Status RecordLog::add(Record r) {
+  if (awaiting_step_) {
+    if (r.kind != RecordKind::kStep) {
+      ++dropped_;
+      return {};
+    }
+    awaiting_step_ = false;
+  }
   if (!held_.empty() && r.step > held_.back().step) LOCKSTEP_TRY_STATUS(write_held());
   const bool closes = r.kind == RecordKind::kFrame;
   held_.push_back(std::move(r));

@@ -32,6 +32,10 @@ class RecordLog {
   /// Removes the temporary file unless commit() renamed it.
   ~RecordLog();
 
+  /// The log begins at its first STEP record: what the game recorded before its first simulation
+  /// step (its set-up, e.g. a settling that runs the car step) belongs to no step of the log and is
+  /// left out, counted. Set when the chosen points record STEP.
+  void begin_at_first_step_record() noexcept { awaiting_step_ = true; }
   /// Holds `r`; a record of a later step (or a FRAM record, which closes its step) makes the
   /// records held before it whole, and they are written (or, for the first step of an attached
   /// recording, left out).
@@ -44,6 +48,7 @@ class RecordLog {
   bool keeping() const noexcept { return !dropping_; }
   /// Whether `r` will be written once its step is whole (keeping(), or `r` ends the step left out).
   bool will_keep(const Record& r) const noexcept {
+    if (awaiting_step_ && r.kind != RecordKind::kStep) return false;
     return !dropping_ || (!held_.empty() && r.step > held_.back().step);
   }
   /// Writes the last step if no racer's turn in it is cut (a CTRL record without its PHYS), else
@@ -58,6 +63,7 @@ class RecordLog {
 
  private:
   Status write_held();
+  bool awaiting_step_ = false;
   Status flush();
 
   int fd_ = -1;

@@ -93,9 +93,9 @@ struct Target {
                                    ")\", size = \"i32(car[racer]+24)*4\" }]";
     std::ostringstream t;
     t << "[profile]\nname = \"record-target\"\n\n"
-      << "[[function]]\naddress = " << a.at("sim_step") << "\nname = \"sim_step\"\nconvention = \"cdecl\"\n\n"
+      << "[[function]]\naddress = " << a.at("sim_step") << "\nname = \"sim_step\"\nconvention = \"cdecl\"\nreturns = \"none\"\n\n"
       << "[[function]]\naddress = " << a.at("controller")
-      << "\nname = \"controller\"\nconvention = \"cdecl\"\nargs = [\"car:ptr\"]\n\n"
+      << "\nname = \"controller\"\nconvention = \"cdecl\"\nargs = [\"car:ptr\"]\nreturns = \"none\"\n\n"
       << "[[struct]]\nname = \"car\"\nsize = " << a.at("car_size") << "\n\n"
       << "[[instance]]\nname = \"car\"\nstruct = \"car\"\nbase = " << a.at("cars") << "\ncount = 4\n\n"
       << "[[label]]\nname = \"frame\"\naddress = " << a.at("frame") << "\nsize = 16\n\n"

@@ -48,7 +48,8 @@ void print_report(Io& io, const capture::RecordReport& r, const std::string& log
   if (r.end == capture::RecordReport::End::kInterrupted) fmt::print(io.out, " (signal {}): detached", r.signal);
   io.out << "\n";
   if (r.dropped)
-    fmt::print(io.out, "{} records of unfinished steps left out (a step begun before attaching, or one the end cut)\n",
+    fmt::print(io.out, "{} records left out: before the first STEP record (the game's set-up), of a step begun before "
+               "attaching, or of one the end cut\n",
                r.dropped);
   if (r.snapshot_taken) fmt::print(io.out, "snapshot at step {}\n", *r.snapshot_step);
   for (const capture::PointCount& p : r.points)
