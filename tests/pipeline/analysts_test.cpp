@@ -29,8 +29,9 @@ const fs::path kProfile = kRoot / "harness/profiles/pod.toml";
 const fs::path kCorpus = kRoot / "cases/standin";
 
 struct Recording {
-  fs::path dir;
-  fs::path snapshot() const { return dir / "rec" / "snapshot.lks"; }
+  fs::path dir;  ///< this process's scratch folder (the tests' outputs)
+  fs::path rec;  ///< the recording: snapshot.lks, steps.log
+  fs::path snapshot() const { return rec / "snapshot.lks"; }
 };
 Recording* g_rec = nullptr;
 
@@ -45,14 +46,22 @@ int run(const std::vector<std::string>& args, std::string& out, std::string& err
 class Analysts : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    g_rec = new Recording{fs::path(LOCKSTEP_BINARY_DIR) / "tests" / "pipeline" / ("analysts-" + std::to_string(::getpid()))};
+    g_rec = new Recording{fs::path(LOCKSTEP_BINARY_DIR) / "tests" / "pipeline" / ("analysts-" + std::to_string(::getpid())), {}};
     fs::remove_all(g_rec->dir);
     fs::create_directories(g_rec->dir);
     // The checked-in corpus's recording: 400 steps, the snapshot at step 100 (scripts/capture-standin),
     // emulated as that corpus was — a native recording has another snapshot (stack placement, pid, vdso)
-    // and the corpus would rightly refuse it.
+    // and the corpus would rightly refuse it. Under ctest, the fixture pipeline.standin_race_recording has
+    // made it once for every test of this program (each runs in a process of its own) and names it in
+    // LOCKSTEP_STANDIN_RACE_RECORDING; run alone, the program records it itself.
+    if (const char* shared = std::getenv("LOCKSTEP_STANDIN_RACE_RECORDING"); shared && *shared) {
+      g_rec->rec = shared;
+      ASSERT_TRUE(fs::is_regular_file(g_rec->snapshot())) << "the shared recording has no snapshot: " << g_rec->snapshot();
+      return;
+    }
+    g_rec->rec = g_rec->dir / "rec";
     const std::string cmd = (kRoot / "scripts/record-standin").string() + " --mode emulated --build '" + LOCKSTEP_BINARY_DIR +
-                            "' --no-build --steps 400 --pause-at 100 '" + (g_rec->dir / "rec").string() + "' > '" +
+                            "' --no-build --steps 400 --pause-at 100 '" + g_rec->rec.string() + "' > '" +
                             (g_rec->dir / "record.log").string() + "' 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << "record-standin failed; see " << (g_rec->dir / "record.log");
   }
@@ -251,7 +260,7 @@ TEST_F(Analysts, EveryNumberOfThreadsWritesTheSameCorpusCoverageAndSearch) {
   std::map<std::string, std::string> first;
   for (const char* jobs : {"1", "2", "5"}) {
     const fs::path dir = g_rec->dir / (std::string("jobs-corpus-") + jobs);
-    std::vector<std::string> args = {"capture", g_rec->snapshot().string(), (g_rec->dir / "rec" / "steps.log").string(),
+    std::vector<std::string> args = {"capture", g_rec->snapshot().string(), (g_rec->rec / "steps.log").string(),
                                      "--profile", kProfile.string(), "--every", "7", "--max", "2", "--quiet",
                                      "--jobs", jobs, "-o", dir.string()};
     args.insert(args.begin() + 5, fns.begin(), fns.end());
@@ -288,7 +297,7 @@ TEST_F(Analysts, EveryNumberOfThreadsWritesTheSameCorpusCoverageAndSearch) {
     if (first_found.empty()) first_found = found;
     else EXPECT_EQ(found, first_found) << "--jobs " << jobs;
   }
-  EXPECT_EQ(run({"capture", g_rec->snapshot().string(), (g_rec->dir / "rec" / "steps.log").string(), "--profile",
+  EXPECT_EQ(run({"capture", g_rec->snapshot().string(), (g_rec->rec / "steps.log").string(), "--profile",
                  kProfile.string(), "--fn", "math::dot16", "--jobs", "0", "-o", (g_rec->dir / "never").string()},
                 out, err),
             2);
