@@ -53,7 +53,8 @@ nlohmann::json regs_json(const Registers& r) {
 Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(Profile profile, load_profile(o.profile));
   LOCKSTEP_TRY(Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
-  if (int rc = check_profile_symbols(o.snapshot, snap, image, profile, io); rc != kExitOk) return rc;
+  LOCKSTEP_TRY(const int symbols_agree, check_profile_symbols(o.snapshot, snap, image, profile, io));
+  if (symbols_agree != kExitOk) return symbols_agree;
   const Labeler labels(profile);
 
   CallSpec spec;
@@ -167,9 +168,9 @@ Action setup_call(CLI::App& app, const cases::BindingSet& /*bindings: runs no po
   add_run_limits(app, o->limits, "the call");
   app.add_flag("--json", o->json, "Print JSON");
   auto image = add_image_option(app);
-  return [o, image](Io& io) {
+  return [o, image](Io& io) -> Result<int> {
     auto r = run_call(io, *o, *image);
-    return r.ok() ? *r : report(io, r.error());
+    return r;
   };
 }
 
