@@ -15,6 +15,7 @@
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/call_list.hpp"
 #include "lockstep/capture/capture.hpp"
+#include "lockstep/capture/captured_corpus.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/harness/labels.hpp"
@@ -61,21 +62,22 @@ int convention_verdict(const std::vector<capture::ConventionDisagreement>& found
   return kExitProfileDisagrees;
 }
 
-/// What both kinds of capture read first: the profile (its bytes too, hashed into the manifest: the
-/// same bytes that were parsed) and the snapshot (with --image laid over it).
+/// What both kinds of capture read first: the profile (and the hash of the bytes parsed, for the
+/// manifest) and the snapshot (with --image laid over it).
 struct CaptureInputs {
-  std::vector<std::uint8_t> profile_bytes;
+  std::string profile_sha256;
   harness::Profile profile;
   harness::Snapshot snapshot;
 };
 
 Result<CaptureInputs> load_inputs(const CaptureArgs& a, const ImageOption& image, Io& io) {
   CaptureInputs in;
-  LOCKSTEP_TRY(in.profile_bytes, read_file(a.profile, std::uint64_t{16} << 20));
+  LOCKSTEP_TRY(const std::vector<std::uint8_t> profile_bytes, read_file(a.profile, std::uint64_t{16} << 20));
   LOCKSTEP_TRY(in.profile,
-               harness::parse_profile(std::string_view(reinterpret_cast<const char*>(in.profile_bytes.data()),
-                                                       in.profile_bytes.size()),
+               harness::parse_profile(std::string_view(reinterpret_cast<const char*>(profile_bytes.data()),
+                                                       profile_bytes.size()),
                                       a.profile));
+  in.profile_sha256 = to_hex(sha256(profile_bytes));
   LOCKSTEP_TRY(in.snapshot, load_snapshot_with_image(a.snapshot, image, io));
   return in;
 }
@@ -97,13 +99,11 @@ Result<int> run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io
                                                 "list names the calls, arguments and pokes");
   auto in = load_inputs(a, image, io);
   if (!in.ok()) return in.error();
-  auto& [profile_bytes, profile, snapshot] = *in;
+  auto& [profile_sha256, profile, snapshot] = *in;
   LOCKSTEP_TRY(const int symbols_agree, check_profile_symbols(a.snapshot, snapshot, image, profile, io));
   if (symbols_agree != kExitOk) return symbols_agree;
   auto list = capture::read_call_list(a.calls);
   if (!list.ok()) return list.error();
-  auto list_bytes = read_file(a.calls);
-  if (!list_bytes.ok()) return list_bytes.error();
   capture::CallsCaptureOptions opt;
   apply_run_limits(a.limits, opt.machine);  // a call list's calls are limited like a driver's runs
   opt.snapshot_sha256 = snapshot.content_sha256();
@@ -117,14 +117,11 @@ Result<int> run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io
   if (!rep.ok()) return rep.error();
   if (int rc = convention_verdict(rep->capture.conventions, a, a.profile, io); rc != kExitOk) return rc;
 
-  cases::Manifest m;
-  m.profile = profile.name;
-  record_profile(m, a.profile, profile_bytes, a.out);
-  m.snapshot_sha256 = opt.snapshot_sha256;
-  m.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
-                          std::filesystem::path(a.calls).filename().string(),
-                          std::filesystem::path(a.profile).filename().string(), to_hex(sha256(*list_bytes)));
-  for (const auto& f : a.functions) m.command += " --fn " + f;
+  capture::CorpusProvenance from{profile.name, a.profile, profile_sha256, opt.snapshot_sha256, {}, {}, {}};
+  from.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
+                             std::filesystem::path(a.calls).filename().string(),
+                             std::filesystem::path(a.profile).filename().string(), list->sha256);
+  for (const auto& f : a.functions) from.command += " --fn " + f;
   for (const auto& f : rep->faults) {
     fmt::print(io.err, "lockstep: {}:{}: [[call]] #{} faulted: {}\n", a.calls, f.line, f.index + 1, f.message);
     // An access near address 0 by a function declared to take no register arguments: the likeliest
@@ -139,7 +136,7 @@ Result<int> run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io
                  (*fn)->name, cases::convention_name((*fn)->convention.kind));
   }
   if (rep->capture.cases() == 0) return no_cases_error(a.out, rep->capture.runs, rep->faults.size());
-  if (auto s = cases::write_corpus(a.out, m, rep->capture.files); !s.ok()) return s.error();
+  LOCKSTEP_TRY_STATUS(capture::write_captured_corpus(a.out, from, rep->capture.files));
   fmt::print(io.out, "{} of {} calls returned\n", rep->capture.runs - rep->faults.size(), rep->capture.runs);
   print_functions(rep->capture.files, io);
   if (a.functions.empty())  // the whole profile watched: the functions without cases have no file, only a line
@@ -156,13 +153,11 @@ Result<int> run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) 
     return Error::make(Errc::kUsage, "capture needs a step log and --fn, or --calls FILE");
   auto in = load_inputs(a, image, io);
   if (!in.ok()) return in.error();
-  auto& [profile_bytes, profile, snapshot] = *in;
+  auto& [profile_sha256, profile, snapshot] = *in;
   LOCKSTEP_TRY(const int symbols_agree, check_profile_symbols(a.snapshot, snapshot, image, profile, io));
   if (symbols_agree != kExitOk) return symbols_agree;
   auto log = capture::read_state_log(a.steplog);
   if (!log.ok()) return log.error();
-  auto log_bytes = read_file(a.steplog);
-  if (!log_bytes.ok()) return log_bytes.error();
 
   capture::CaptureOptions opt;
   opt.sampling = {a.every, a.max};
@@ -192,19 +187,15 @@ Result<int> run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) 
   if (!rep.ok()) return rep.error();
   if (int rc = convention_verdict(rep->conventions, a, a.profile, io); rc != kExitOk) return rc;
 
-  cases::Manifest m;
-  m.profile = profile.name;
-  record_profile(m, a.profile, profile_bytes, a.out);
-  m.snapshot_sha256 = opt.snapshot_sha256;
-  m.steplog_sha256 = to_hex(sha256(*log_bytes));
-  m.driver = rep->driver;
-  m.command = "lockstep capture SNAPSHOT STEPLOG --profile " + std::filesystem::path(a.profile).filename().string();
-  if (!a.driver.empty()) m.command += " --driver " + a.driver;
-  for (const auto& f : a.functions) m.command += " --fn " + f;
-  m.command += fmt::format(" --every {} --max {}", a.every, a.max);
-  for (const auto& p : a.pokes) m.command += " --poke " + p;
+  capture::CorpusProvenance from{profile.name, a.profile, profile_sha256, opt.snapshot_sha256, log->sha256,
+                                 rep->driver, {}};
+  from.command = "lockstep capture SNAPSHOT STEPLOG --profile " + std::filesystem::path(a.profile).filename().string();
+  if (!a.driver.empty()) from.command += " --driver " + a.driver;
+  for (const auto& f : a.functions) from.command += " --fn " + f;
+  from.command += fmt::format(" --every {} --max {}", a.every, a.max);
+  for (const auto& p : a.pokes) from.command += " --poke " + p;
   if (rep->cases() == 0) return no_cases_error(a.out, rep->runs_captured, rep->faulted);
-  if (auto s = cases::write_corpus(a.out, m, rep->files, a.jobs); !s.ok()) return s.error();
+  LOCKSTEP_TRY_STATUS(capture::write_captured_corpus(a.out, from, rep->files, a.jobs));
 
   fmt::print(io.out, "driver {}: {} of {} runs captured{}\n", rep->driver, rep->runs_captured, rep->runs,
              rep->faulted ? fmt::format(", {} faulted", rep->faulted) : std::string());
