@@ -97,7 +97,10 @@ Result<CallList> parse_call_list(std::string_view text, std::string_view source)
 
 Result<CallList> read_call_list(const std::filesystem::path& path) {
   LOCKSTEP_TRY(std::vector<std::uint8_t> bytes, read_file(path, 64u << 20));
-  return parse_call_list(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path.string());
+  LOCKSTEP_TRY(CallList list, parse_call_list(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                               path.string()));
+  list.sha256 = to_hex(sha256(bytes));
+  return list;
 }
 
 namespace {

@@ -165,6 +165,58 @@ void attach_function_code(std::vector<cases::CaseFile>& files, const harness::Sn
   for (auto& f : files) attach_code(f, snapshot, dis, helpers);
 }
 
+namespace {
+
+// A function the driver replaces by a stub would give cases of the stub, not of the original.
+Status check_not_stubbed(harness::Machine& machine, const harness::DriverSpec& driver,
+                         const std::vector<harness::GuestAddr>& functions) {
+  for (const std::string& stub : driver.stubs) {
+    auto at = machine.stub_address(stub);
+    if (at.ok() && std::find(functions.begin(), functions.end(), *at) != functions.end())
+      return Error::make(Errc::kUsage,
+                         "0x{:08x} is stubbed by driver '{}' (stub '{}'): its cases would record the stub, not the "
+                         "original; capture it with a driver that runs it",
+                         *at, driver.name, stub);
+  }
+  return {};
+}
+
+// One thread's share of a capture: its machine, its collector, its counts.
+struct Worker {
+  std::unique_ptr<harness::Machine> machine;
+  std::unique_ptr<CaseCollector> collector;
+  std::uint64_t runs_captured = 0, faulted = 0;
+};
+
+// The workers' cases into the report: each function's cases in run order (a run's cases stay in
+// their order), ids renumbered; the counts summed.
+void merge_workers(std::vector<Worker>& workers, CaptureReport& report) {
+  std::size_t with_cases = 0;
+  for (Worker& w : workers) {
+    if (!w.collector) continue;
+    ++with_cases;
+    report.runs_captured += w.runs_captured;
+    report.faulted += w.faulted;
+    report.incomplete += w.collector->incomplete();
+    std::vector<cases::CaseFile> files = w.collector->take_files();
+    if (report.files.empty()) {
+      report.files = std::move(files);
+      continue;
+    }
+    for (std::size_t i = 0; i < files.size(); ++i)
+      for (auto& c : files[i].cases) report.files[i].cases.push_back(std::move(c));
+  }
+  if (with_cases > 1)
+    for (auto& f : report.files) {
+      std::stable_sort(f.cases.begin(), f.cases.end(), [](const cases::Case& a, const cases::Case& b) {
+        return a.origin.record_index < b.origin.record_index;
+      });
+      for (std::size_t i = 0; i < f.cases.size(); ++i) f.cases[i].id = static_cast<std::uint32_t>(i);
+    }
+}
+
+}  // namespace
+
 Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog& log, const harness::Profile& profile,
                               const CaptureOptions& options) {
   using namespace lockstep::harness;
@@ -175,15 +227,7 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   MachineConfig cfg = options.machine;
   cfg.watched = options.functions;
   LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, cfg));
-  // A function the driver replaces by a stub would give cases of the stub, not of the original.
-  for (const std::string& stub : driver->stubs) {
-    auto at = machine->stub_address(stub);
-    if (at.ok() && std::find(options.functions.begin(), options.functions.end(), *at) != options.functions.end())
-      return Error::make(Errc::kUsage,
-                         "0x{:08x} is stubbed by driver '{}' (stub '{}'): its cases would record the stub, not the "
-                         "original; capture it with a driver that runs it",
-                         *at, driver->name, stub);
-  }
+  LOCKSTEP_TRY_STATUS(check_not_stubbed(*machine, *driver, options.functions));
 
   CaptureReport report;
   report.driver = driver->name;
@@ -192,12 +236,7 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
 
   // One machine and one collector per thread, each taking whole driver runs (a run restores the
   // machine first, so which machine runs it does not matter); the cases are put back in run order
-  // afterwards, so the corpus is the same for every number of threads.
-  struct Worker {
-    std::unique_ptr<Machine> machine;
-    std::unique_ptr<CaseCollector> collector;
-    std::uint64_t runs_captured = 0, faulted = 0;
-  };
+  // afterwards (merge_workers), so the corpus is the same for every number of threads.
   const unsigned jobs = static_cast<unsigned>(std::clamp<std::size_t>(options.jobs, 1, std::max<std::size_t>(runs.size(), 1)));
   std::vector<Worker> workers;
   workers.reserve(jobs);
@@ -254,28 +293,8 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
   });
   if (failure) return std::move(*failure);
 
-  // Merge: each function's cases in run order (a run's cases stay in their order), ids renumbered.
-  for (Worker& w : workers) {
-    if (!w.collector) continue;
-    report.runs_captured += w.runs_captured;
-    report.faulted += w.faulted;
-    report.incomplete += w.collector->incomplete();
-    std::vector<cases::CaseFile> files = w.collector->take_files();
-    if (report.files.empty()) {
-      report.files = std::move(files);
-      continue;
-    }
-    for (std::size_t i = 0; i < files.size(); ++i)
-      for (auto& c : files[i].cases) report.files[i].cases.push_back(std::move(c));
-  }
+  merge_workers(workers, report);
   if (report.files.empty()) report.files = CaseCollector(profile, options.functions, options.sampling).take_files();
-  if (jobs > 1)
-    for (auto& f : report.files) {
-      std::stable_sort(f.cases.begin(), f.cases.end(), [](const cases::Case& a, const cases::Case& b) {
-        return a.origin.record_index < b.origin.record_index;
-      });
-      for (std::size_t i = 0; i < f.cases.size(); ++i) f.cases[i].id = static_cast<std::uint32_t>(i);
-    }
   if (options.check_conventions) {
     Machine& m = *workers.front().machine;  // made as every worker's was: the same stubs
     m.set_observer(nullptr);

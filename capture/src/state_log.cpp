@@ -304,7 +304,9 @@ Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::stri
 
 Result<StateLog> read_state_log(const std::filesystem::path& path, const StateLogLimits& limits) {
   LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
-  return decode_state_log(bytes, path.string(), limits);
+  LOCKSTEP_TRY(StateLog log, decode_state_log(bytes, path.string(), limits));
+  log.sha256 = to_hex(sha256(bytes));
+  return log;
 }
 
 std::vector<std::uint8_t> encode_state_log_header(const StateLogHeader& header) {

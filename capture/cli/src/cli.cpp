@@ -92,7 +92,9 @@ int run_command_line(const std::vector<std::string>& args, Io& io, const cases::
     if (!sub->parsed()) continue;
     // Empty values and outputs onto inputs are refused before the command reads anything.
     if (auto s = check_option_values(*sub); !s.ok()) return report(io, s.error());
-    return act(io);
+    // The one place a command's error is reported.
+    Result<int> ran = act(io);
+    return ran.ok() ? *ran : report(io, ran.error());
   }
   return kExitBadInput;
 }

@@ -50,10 +50,36 @@ nlohmann::json regs_json(const Registers& r) {
           {"fpu_control", fmt::format("0x{:04x}", r.x87.control)}, {"fpu_status", fmt::format("0x{:04x}", r.x87.status)}};
 }
 
+// `lockstep call --json`: the call, its registers, effects and fault.
+nlohmann::json call_json(const std::string& name, const CallSpec& spec, const CallOutcome& out, const Labeler& labels) {
+  nlohmann::json j;
+  j["function"] = name;
+  j["address"] = fmt::format("0x{:08x}", spec.function);
+  j["convention"] = convention_name(spec.convention.kind);
+  j["returned"] = out.returned();
+  j["blocks"] = out.blocks;
+  j["registers_in"] = regs_json(out.record.in);
+  j["registers_out"] = regs_json(out.record.out);
+  if (out.returned()) j["return"] = format_return(out.value);
+  const Effects& e = out.record.effects;
+  j["entry_esp"] = fmt::format("0x{:08x}", e.entry_esp);
+  j["inputs"] = runs_json(e.inputs, labels);
+  j["stale_stack_reads"] = runs_json(e.stale_stack_reads, labels);
+  j["outputs"] = runs_json(e.outputs, labels);
+  j["frame_write_bytes"] = byte_count(e.frame_writes);
+  if (out.fault) {
+    j["fault"] = {{"kind", stop_kind_name(out.fault->kind)}, {"message", out.fault->message},
+                  {"eip", fmt::format("0x{:08x}", out.fault->eip)}, {"instruction", out.fault->instruction},
+                  {"report", format_fault(*out.fault)}};
+  }
+  return j;
+}
+
 Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(Profile profile, load_profile(o.profile));
   LOCKSTEP_TRY(Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
-  if (int rc = check_profile_symbols(o.snapshot, snap, image, profile, io); rc != kExitOk) return rc;
+  LOCKSTEP_TRY(const int symbols_agree, check_profile_symbols(o.snapshot, snap, image, profile, io));
+  if (symbols_agree != kExitOk) return symbols_agree;
   const Labeler labels(profile);
 
   CallSpec spec;
@@ -99,27 +125,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
 
   const std::string name = fn ? fn->name : fmt::format("0x{:08x}", spec.function);
   if (o.json) {
-    nlohmann::json j;
-    j["function"] = name;
-    j["address"] = fmt::format("0x{:08x}", spec.function);
-    j["convention"] = convention_name(spec.convention.kind);
-    j["returned"] = out.returned();
-    j["blocks"] = out.blocks;
-    j["registers_in"] = regs_json(out.record.in);
-    j["registers_out"] = regs_json(out.record.out);
-    if (out.returned()) j["return"] = format_return(out.value);
-    const Effects& e = out.record.effects;
-    j["entry_esp"] = fmt::format("0x{:08x}", e.entry_esp);
-    j["inputs"] = runs_json(e.inputs, labels);
-    j["stale_stack_reads"] = runs_json(e.stale_stack_reads, labels);
-    j["outputs"] = runs_json(e.outputs, labels);
-    j["frame_write_bytes"] = byte_count(e.frame_writes);
-    if (out.fault) {
-      j["fault"] = {{"kind", stop_kind_name(out.fault->kind)}, {"message", out.fault->message},
-                    {"eip", fmt::format("0x{:08x}", out.fault->eip)}, {"instruction", out.fault->instruction},
-                    {"report", format_fault(*out.fault)}};
-    }
-    io.out << j.dump(2) << "\n";
+    io.out << call_json(name, spec, out, labels).dump(2) << "\n";
   } else {
     fmt::print(io.out, "{} (0x{:08x}, {}): {} after {} blocks\n", name, spec.function,
                convention_name(spec.convention.kind), out.returned() ? "returned" : "FAULTED", out.blocks);
@@ -167,9 +173,9 @@ Action setup_call(CLI::App& app, const cases::BindingSet& /*bindings: runs no po
   add_run_limits(app, o->limits, "the call");
   app.add_flag("--json", o->json, "Print JSON");
   auto image = add_image_option(app);
-  return [o, image](Io& io) {
+  return [o, image](Io& io) -> Result<int> {
     auto r = run_call(io, *o, *image);
-    return r.ok() ? *r : report(io, r.error());
+    return r;
   };
 }
 

@@ -15,6 +15,7 @@
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/call_list.hpp"
 #include "lockstep/capture/capture.hpp"
+#include "lockstep/capture/captured_corpus.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/harness/labels.hpp"
@@ -61,68 +62,66 @@ int convention_verdict(const std::vector<capture::ConventionDisagreement>& found
   return kExitProfileDisagrees;
 }
 
-/// What both kinds of capture read first: the profile (its bytes too, hashed into the manifest: the
-/// same bytes that were parsed) and the snapshot (with --image laid over it).
+/// What both kinds of capture read first: the profile (and the hash of the bytes parsed, for the
+/// manifest) and the snapshot (with --image laid over it).
 struct CaptureInputs {
-  std::vector<std::uint8_t> profile_bytes;
+  std::string profile_sha256;
   harness::Profile profile;
   harness::Snapshot snapshot;
 };
 
 Result<CaptureInputs> load_inputs(const CaptureArgs& a, const ImageOption& image, Io& io) {
   CaptureInputs in;
-  LOCKSTEP_TRY(in.profile_bytes, read_file(a.profile, std::uint64_t{16} << 20));
+  LOCKSTEP_TRY(const std::vector<std::uint8_t> profile_bytes, read_file(a.profile, std::uint64_t{16} << 20));
   LOCKSTEP_TRY(in.profile,
-               harness::parse_profile(std::string_view(reinterpret_cast<const char*>(in.profile_bytes.data()),
-                                                       in.profile_bytes.size()),
+               harness::parse_profile(std::string_view(reinterpret_cast<const char*>(profile_bytes.data()),
+                                                       profile_bytes.size()),
                                       a.profile));
+  in.profile_sha256 = to_hex(sha256(profile_bytes));
   LOCKSTEP_TRY(in.snapshot, load_snapshot_with_image(a.snapshot, image, io));
   return in;
 }
 
 /// A capture that kept no case writes nothing (an empty corpus would replace a good one, and every
-/// reader refuses it): 3 when runs faulted, else 2 (the functions chosen are never called there).
-int report_no_cases(const std::string& out, std::uint64_t runs, std::uint64_t faulted, Io& io) {
+/// reader refuses it): its error is kGuestFault (exit 3) when runs faulted, else kUsage (exit 2: the
+/// functions chosen are never called there).
+Error no_cases_error(const std::string& out, std::uint64_t runs, std::uint64_t faulted) {
   const std::string why = faulted ? fmt::format("{} of {} runs faulted and the others called none of the functions", faulted, runs)
                                   : fmt::format("none of {} runs called the chosen functions", runs);
-  return report(io, Error::make(faulted ? Errc::kGuestFault : Errc::kUsage,
-                                "no case was captured ({}); {} was not written", why, out));
+  return Error::make(faulted ? Errc::kGuestFault : Errc::kUsage,
+                                "no case was captured ({}); {} was not written", why, out);
 }
 
 /// Cases from a call list instead of a step log (--calls).
-int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
+Result<int> run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.steplog.empty() || !a.pokes.empty() || !a.driver.empty())
-    return report(io, Error::make(Errc::kUsage, "--calls replaces the step log, --poke and --driver: the call "
-                                                "list names the calls, arguments and pokes"));
+    return Error::make(Errc::kUsage, "--calls replaces the step log, --poke and --driver: the call "
+                                                "list names the calls, arguments and pokes");
   auto in = load_inputs(a, image, io);
-  if (!in.ok()) return report(io, in.error());
-  auto& [profile_bytes, profile, snapshot] = *in;
-  if (int rc = check_profile_symbols(a.snapshot, snapshot, image, profile, io); rc != kExitOk) return rc;
+  if (!in.ok()) return in.error();
+  auto& [profile_sha256, profile, snapshot] = *in;
+  LOCKSTEP_TRY(const int symbols_agree, check_profile_symbols(a.snapshot, snapshot, image, profile, io));
+  if (symbols_agree != kExitOk) return symbols_agree;
   auto list = capture::read_call_list(a.calls);
-  if (!list.ok()) return report(io, list.error());
-  auto list_bytes = read_file(a.calls);
-  if (!list_bytes.ok()) return report(io, list_bytes.error());
+  if (!list.ok()) return list.error();
   capture::CallsCaptureOptions opt;
   apply_run_limits(a.limits, opt.machine);  // a call list's calls are limited like a driver's runs
   opt.snapshot_sha256 = snapshot.content_sha256();
   opt.check_conventions = true;  // always checked; --no-convention-check only turns the error into a warning
   for (const auto& f : a.functions) {
     auto spec = profile.find_function(f);
-    if (!spec.ok()) return report(io, spec.error());
+    if (!spec.ok()) return spec.error();
     opt.functions.push_back((*spec)->address);
   }
   auto rep = capture::capture_calls(snapshot, profile, *list, opt);
-  if (!rep.ok()) return report(io, rep.error());
+  if (!rep.ok()) return rep.error();
   if (int rc = convention_verdict(rep->capture.conventions, a, a.profile, io); rc != kExitOk) return rc;
 
-  cases::Manifest m;
-  m.profile = profile.name;
-  record_profile(m, a.profile, profile_bytes, a.out);
-  m.snapshot_sha256 = opt.snapshot_sha256;
-  m.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
-                          std::filesystem::path(a.calls).filename().string(),
-                          std::filesystem::path(a.profile).filename().string(), to_hex(sha256(*list_bytes)));
-  for (const auto& f : a.functions) m.command += " --fn " + f;
+  capture::CorpusProvenance from{profile.name, a.profile, profile_sha256, opt.snapshot_sha256, {}, {}, {}};
+  from.command = fmt::format("lockstep capture SNAPSHOT --calls {} --profile {} (call list sha256 {})",
+                             std::filesystem::path(a.calls).filename().string(),
+                             std::filesystem::path(a.profile).filename().string(), list->sha256);
+  for (const auto& f : a.functions) from.command += " --fn " + f;
   for (const auto& f : rep->faults) {
     fmt::print(io.err, "lockstep: {}:{}: [[call]] #{} faulted: {}\n", a.calls, f.line, f.index + 1, f.message);
     // An access near address 0 by a function declared to take no register arguments: the likeliest
@@ -136,8 +135,8 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
                          "held no argument (capture/docs/conventions.md)\n",
                  (*fn)->name, cases::convention_name((*fn)->convention.kind));
   }
-  if (rep->capture.cases() == 0) return report_no_cases(a.out, rep->capture.runs, rep->faults.size(), io);
-  if (auto s = cases::write_corpus(a.out, m, rep->capture.files); !s.ok()) return report(io, s.error());
+  if (rep->capture.cases() == 0) return no_cases_error(a.out, rep->capture.runs, rep->faults.size());
+  LOCKSTEP_TRY_STATUS(capture::write_captured_corpus(a.out, from, rep->capture.files));
   fmt::print(io.out, "{} of {} calls returned\n", rep->capture.runs - rep->faults.size(), rep->capture.runs);
   print_functions(rep->capture.files, io);
   if (a.functions.empty())  // the whole profile watched: the functions without cases have no file, only a line
@@ -148,18 +147,17 @@ int run_capture_calls(const CaptureArgs& a, const ImageOption& image, Io& io) {
   return rep->faults.empty() ? kExitOk : kExitGuestFault;
 }
 
-int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
+Result<int> run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   if (!a.calls.empty()) return run_capture_calls(a, image, io);
   if (a.steplog.empty() || a.functions.empty())
-    return report(io, Error::make(Errc::kUsage, "capture needs a step log and --fn, or --calls FILE"));
+    return Error::make(Errc::kUsage, "capture needs a step log and --fn, or --calls FILE");
   auto in = load_inputs(a, image, io);
-  if (!in.ok()) return report(io, in.error());
-  auto& [profile_bytes, profile, snapshot] = *in;
-  if (int rc = check_profile_symbols(a.snapshot, snapshot, image, profile, io); rc != kExitOk) return rc;
+  if (!in.ok()) return in.error();
+  auto& [profile_sha256, profile, snapshot] = *in;
+  LOCKSTEP_TRY(const int symbols_agree, check_profile_symbols(a.snapshot, snapshot, image, profile, io));
+  if (symbols_agree != kExitOk) return symbols_agree;
   auto log = capture::read_state_log(a.steplog);
-  if (!log.ok()) return report(io, log.error());
-  auto log_bytes = read_file(a.steplog);
-  if (!log_bytes.ok()) return report(io, log_bytes.error());
+  if (!log.ok()) return log.error();
 
   capture::CaptureOptions opt;
   opt.sampling = {a.every, a.max};
@@ -169,13 +167,13 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
   opt.snapshot_sha256 = snapshot.content_sha256();  // by content: the same state, the same corpus
   for (const auto& f : a.functions) {
     auto spec = profile.find_function(f);
-    if (!spec.ok()) return report(io, spec.error());
+    if (!spec.ok()) return spec.error();
     opt.functions.push_back((*spec)->address);
   }
   const harness::Labeler labels(profile);
   for (const auto& p : a.pokes) {
     auto poke = harness::parse_poke(p, labels);
-    if (!poke.ok()) return report(io, poke.error().wrap("--poke {}", p));
+    if (!poke.ok()) return poke.error().wrap("--poke {}", p);
     opt.pokes.push_back({poke->address, poke->bytes});
   }
   const bool tty = !a.quiet && ::isatty(2);
@@ -186,22 +184,18 @@ int run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) {
       io.err.flush();
     };
   auto rep = capture::capture(snapshot, *log, profile, opt);
-  if (!rep.ok()) return report(io, rep.error());
+  if (!rep.ok()) return rep.error();
   if (int rc = convention_verdict(rep->conventions, a, a.profile, io); rc != kExitOk) return rc;
 
-  cases::Manifest m;
-  m.profile = profile.name;
-  record_profile(m, a.profile, profile_bytes, a.out);
-  m.snapshot_sha256 = opt.snapshot_sha256;
-  m.steplog_sha256 = to_hex(sha256(*log_bytes));
-  m.driver = rep->driver;
-  m.command = "lockstep capture SNAPSHOT STEPLOG --profile " + std::filesystem::path(a.profile).filename().string();
-  if (!a.driver.empty()) m.command += " --driver " + a.driver;
-  for (const auto& f : a.functions) m.command += " --fn " + f;
-  m.command += fmt::format(" --every {} --max {}", a.every, a.max);
-  for (const auto& p : a.pokes) m.command += " --poke " + p;
-  if (rep->cases() == 0) return report_no_cases(a.out, rep->runs_captured, rep->faulted, io);
-  if (auto s = cases::write_corpus(a.out, m, rep->files, a.jobs); !s.ok()) return report(io, s.error());
+  capture::CorpusProvenance from{profile.name, a.profile, profile_sha256, opt.snapshot_sha256, log->sha256,
+                                 rep->driver, {}};
+  from.command = "lockstep capture SNAPSHOT STEPLOG --profile " + std::filesystem::path(a.profile).filename().string();
+  if (!a.driver.empty()) from.command += " --driver " + a.driver;
+  for (const auto& f : a.functions) from.command += " --fn " + f;
+  from.command += fmt::format(" --every {} --max {}", a.every, a.max);
+  for (const auto& p : a.pokes) from.command += " --poke " + p;
+  if (rep->cases() == 0) return no_cases_error(a.out, rep->runs_captured, rep->faulted);
+  LOCKSTEP_TRY_STATUS(capture::write_captured_corpus(a.out, from, rep->files, a.jobs));
 
   fmt::print(io.out, "driver {}: {} of {} runs captured{}\n", rep->driver, rep->runs_captured, rep->runs,
              rep->faulted ? fmt::format(", {} faulted", rep->faulted) : std::string());
@@ -235,7 +229,7 @@ Action setup_capture(CLI::App& app, const cases::BindingSet& /*bindings: runs no
                "Write the corpus even when captured calls contradict a function's declared convention (the "
                "disagreements are printed as warnings; by default they are an error, exit 8)");
   auto image = add_image_option(app);
-  return [a, image](Io& io) { return run_capture(*a, *image, io); };
+  return [a, image](Io& io) -> Result<int> { return run_capture(*a, *image, io); };
 }
 
 }  // namespace

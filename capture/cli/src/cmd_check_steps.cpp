@@ -34,7 +34,8 @@ struct CheckStepsOptions {
 Result<int> run_check_steps(Io& io, const CheckStepsOptions& o, const ImageOption& image) {
   LOCKSTEP_TRY(harness::Profile profile, harness::load_profile(o.profile));
   LOCKSTEP_TRY(harness::Snapshot snap, load_snapshot_with_image(o.snapshot, image, io));
-  if (int rc = check_profile_symbols(o.snapshot, snap, image, profile, io); rc != kExitOk) return rc;
+  LOCKSTEP_TRY(const int symbols_agree, check_profile_symbols(o.snapshot, snap, image, profile, io));
+  if (symbols_agree != kExitOk) return symbols_agree;
   LOCKSTEP_TRY(capture::StateLog log, capture::read_state_log(o.steplog));
   capture::StepCheckOptions opt;
   opt.driver = o.driver;
@@ -66,9 +67,9 @@ Action setup_check_steps(CLI::App& app, const cases::BindingSet& /*bindings: run
   add_unsigned_option(app, "--thread", o->thread, "Snapshot thread whose registers and stack the steps use");
   add_run_limits(app, o->limits, "one step");
   auto image = add_image_option(app);
-  return [o, image](Io& io) {
+  return [o, image](Io& io) -> Result<int> {
     auto r = run_check_steps(io, *o, *image);
-    return r.ok() ? *r : report(io, r.error());
+    return r;
   };
 }
 

@@ -32,21 +32,21 @@ struct CoverageArgs {
   harness::MachineConfig limits;  ///< --budget, --timeout
 };
 
-int run_coverage(const CoverageArgs& a, Io& io) {
+Result<int> run_coverage(const CoverageArgs& a, Io& io) {
   // A corpus remembers its profile; driver runs need one named.
   if (a.run.empty() && a.corpus.empty())
-    return report(io, Error::make(Errc::kUsage, "give a corpus, or --run SNAPSHOT STEPLOG"));
+    return Error::make(Errc::kUsage, "give a corpus, or --run SNAPSHOT STEPLOG");
   std::optional<cases::Corpus> corpus;
   if (a.run.empty() && !a.corpus.empty()) {
     auto read = cases::read_corpus(a.corpus);
-    if (!read.ok()) return report(io, read.error());
+    if (!read.ok()) return read.error();
     corpus = std::move(*read);
   }
   if (!corpus && a.profile.empty())
-    return report(io, Error::make(Errc::kUsage, "coverage of driver runs needs the profile (--profile FILE)"));
+    return Error::make(Errc::kUsage, "coverage of driver runs needs the profile (--profile FILE)");
   auto loaded = corpus_profile(corpus ? corpus->manifest : cases::Manifest{}, a.corpus, a.profile,
                                ProfileUse::kRequired, io);
-  if (!loaded.ok()) return report(io, loaded.error());
+  if (!loaded.ok()) return loaded.error();
   const auto& profile = *loaded;  // kRequired: always holds one
   const harness::Labeler labels(*profile);
   capture::CoverageOptions opt;
@@ -63,35 +63,35 @@ int run_coverage(const CoverageArgs& a, Io& io) {
   std::optional<harness::Snapshot> snapshot;
   if (!a.run.empty()) {
     if (!a.corpus.empty())
-      return report(io, Error::make(Errc::kUsage, "give a corpus or --run SNAPSHOT STEPLOG, not both"));
+      return Error::make(Errc::kUsage, "give a corpus or --run SNAPSHOT STEPLOG, not both");
     auto snap = harness::load_snapshot(a.run[0]);
-    if (!snap.ok()) return report(io, snap.error());
+    if (!snap.ok()) return snap.error();
     snapshot = std::move(*snap);
     auto log = capture::read_state_log(a.run[1]);
-    if (!log.ok()) return report(io, log.error());
+    if (!log.ok()) return log.error();
     for (const auto& f : a.functions) {
       auto spec = profile->find_function(f);
-      if (!spec.ok()) return report(io, spec.error());
+      if (!spec.ok()) return spec.error();
       opt.functions.push_back((*spec)->address);
     }
     opt.driver = a.driver;
     rep = capture::coverage_over_runs(*snapshot, *log, *profile, &labels, opt);
   } else {
-    if (a.corpus.empty()) return report(io, Error::make(Errc::kUsage, "give a corpus, or --run SNAPSHOT STEPLOG"));
+    if (a.corpus.empty()) return Error::make(Errc::kUsage, "give a corpus, or --run SNAPSHOT STEPLOG");
     if (a.snapshot.empty())
-      return report(io, Error::make(Errc::kUsage,
-                                    "re-running a corpus needs the snapshot it was captured on (--snapshot FILE)"));
+      return Error::make(Errc::kUsage,
+                                    "re-running a corpus needs the snapshot it was captured on (--snapshot FILE)");
     auto snap = harness::load_snapshot(a.snapshot);
-    if (!snap.ok()) return report(io, snap.error());
+    if (!snap.ok()) return snap.error();
     snapshot = std::move(*snap);
-    if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return report(io, s.error());
+    if (auto s = check_corpus_snapshot(*corpus, *snapshot, a.any_snapshot); !s.ok()) return s.error();
     auto fns = resolve_functions(a.functions, *corpus);
-    if (!fns.ok()) return report(io, fns.error());
+    if (!fns.ok()) return fns.error();
     opt.functions = *fns;
     opt.driver = a.driver.empty() ? corpus->manifest.driver : a.driver;
     rep = capture::coverage_over_corpus(*snapshot, *profile, *corpus, &labels, opt);
   }
-  if (!rep.ok()) return report(io, rep.error());
+  if (!rep.ok()) return rep.error();
   io.out << harness::format_coverage(*rep, &*profile);
   if (rep->diverged)
     fmt::print(io.out,
@@ -100,9 +100,9 @@ int run_coverage(const CoverageArgs& a, Io& io) {
                "does not hold\n",
                rep->diverged);
   if (!a.json.empty())
-    if (auto s = write_file_atomic(a.json, harness::coverage_json(*rep)); !s.ok()) return report(io, s.error());
+    if (auto s = write_file_atomic(a.json, harness::coverage_json(*rep)); !s.ok()) return s.error();
   if (!a.html.empty()) {
-    if (auto s = harness::write_coverage_html(*rep, &*profile, a.html); !s.ok()) return report(io, s.error());
+    if (auto s = harness::write_coverage_html(*rep, &*profile, a.html); !s.ok()) return s.error();
     fmt::print(io.out, "HTML report: {}/index.html\n", a.html);
   }
   // A case that does not reproduce is a recording and a snapshot that disagree: not a clean run.
@@ -127,7 +127,7 @@ Action setup_coverage(CLI::App& app, const cases::BindingSet& /*bindings: runs n
                    "same for any N");
   app.add_flag("--quiet", a->quiet, "No progress line");
   add_run_limits(app, a->limits, "one re-run");
-  return [a](Io& io) { return run_coverage(*a, io); };
+  return [a](Io& io) -> Result<int> { return run_coverage(*a, io); };
 }
 
 }  // namespace

@@ -99,11 +99,11 @@ Action setup_info(CLI::App& app, const cases::BindingSet& /*bindings: runs no po
   auto path = std::make_shared<std::string>();
   app.add_option("file", *path, "A snapshot: lockstep's own file (or any format lockstep reads)")->required();
   auto image = add_image_option(app);
-  return [path, image](Io& io) {
+  return [path, image](Io& io) -> Result<int> {
     auto snap = load_snapshot_with_image(*path, *image, io);
-    if (!snap.ok()) return report(io, snap.error());
+    if (!snap.ok()) return snap.error();
     print_snapshot(io.out, *path, *snap);
-    return static_cast<int>(kExitOk);
+    return kExitOk;
   };
 }
 

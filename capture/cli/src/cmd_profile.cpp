@@ -34,33 +34,33 @@ Result<std::map<std::uint32_t, harness::GuestAddr>> segment_bases(const std::vec
   return out;
 }
 
-int run_from_symbols(const FromSymbolsArgs& a, Io& io) {
+Result<int> run_from_symbols(const FromSymbolsArgs& a, Io& io) {
   auto format = harness::parse_symbol_file_format(a.format);
-  if (!format.ok()) return report(io, format.error());
+  if (!format.ok()) return format.error();
   auto bases = segment_bases(a.segments);
-  if (!bases.ok()) return report(io, bases.error());
+  if (!bases.ok()) return bases.error();
   harness::ProfileDraftOptions opt;
   opt.name = a.name;
   opt.description = a.description;
   if (!a.convention.empty()) {
-    if (auto c = harness::parse_convention(a.convention); !c.ok()) return report(io, c.error().wrap("--convention"));
+    if (auto c = harness::parse_convention(a.convention); !c.ok()) return c.error().wrap("--convention");
     opt.convention = a.convention;
   }
   if (!a.returns.empty()) {
-    if (auto r = harness::parse_return_kind(a.returns); !r.ok()) return report(io, r.error().wrap("--returns"));
+    if (auto r = harness::parse_return_kind(a.returns); !r.ok()) return r.error().wrap("--returns");
     opt.returns = a.returns;
   }
   auto symbols = harness::load_symbol_file(a.input, {.format = *format, .segment_bases = *bases});
-  if (!symbols.ok()) return report(io, symbols.error());
+  if (!symbols.ok()) return symbols.error();
   const std::string text = harness::draft_profile(*symbols, opt);
   std::size_t functions = 0, labels = 0;
   for (const auto& s : symbols->symbols) (s.kind == harness::SymbolKind::kFunction ? functions : labels)++;
   if (opt.convention && opt.returns) {
     // A draft that names both must load as it is: checked before it is written.
     if (auto p = harness::parse_profile(text, a.output); !p.ok())
-      return report(io, p.error().wrap("the drafted profile does not load (a bug in lockstep)"));
+      return p.error().wrap("the drafted profile does not load (a bug in lockstep)");
   }
-  if (auto s = write_file_atomic(a.output, text); !s.ok()) return report(io, s.error());
+  if (auto s = write_file_atomic(a.output, text); !s.ok()) return s.error();
   fmt::print(io.out, "{}: {} function symbols and {} data symbols from {} ({})\n", a.output, functions, labels,
              a.input, harness::symbol_source_name(symbols->sources.front()));
   if (!opt.convention || !opt.returns)
@@ -75,18 +75,18 @@ struct ExportArgs {
   std::string profile, ghidra, ida;
 };
 
-int run_export(const ExportArgs& a, Io& io) {
+Result<int> run_export(const ExportArgs& a, Io& io) {
   if (a.ghidra.empty() && a.ida.empty())
-    return report(io, Error::make(Errc::kUsage, "nothing to export: give --ghidra FILE.py and/or --ida FILE.py"));
+    return Error::make(Errc::kUsage, "nothing to export: give --ghidra FILE.py and/or --ida FILE.py");
   auto p = harness::load_profile(a.profile);
-  if (!p.ok()) return report(io, p.error());
+  if (!p.ok()) return p.error();
   if (!a.ghidra.empty()) {
-    if (auto s = write_file_atomic(a.ghidra, harness::ghidra_script(*p)); !s.ok()) return report(io, s.error());
+    if (auto s = write_file_atomic(a.ghidra, harness::ghidra_script(*p)); !s.ok()) return s.error();
     fmt::print(io.out, "{}: a Ghidra script naming {} functions, {} structs, {} instances, {} labels\n", a.ghidra,
                p->functions.size(), p->structs.size(), p->instances.size(), p->labels.size());
   }
   if (!a.ida.empty()) {
-    if (auto s = write_file_atomic(a.ida, harness::ida_script(*p)); !s.ok()) return report(io, s.error());
+    if (auto s = write_file_atomic(a.ida, harness::ida_script(*p)); !s.ok()) return s.error();
     fmt::print(io.out, "{}: an IDA script naming {} functions, {} structs, {} instances, {} labels\n", a.ida,
                p->functions.size(), p->structs.size(), p->instances.size(), p->labels.size());
   }
@@ -113,7 +113,7 @@ Action setup_profile(CLI::App& app, const cases::BindingSet& /*bindings: runs no
   e->add_option("profile", exp->profile, "The profile (TOML)")->required();
   e->add_option("--ghidra", exp->ghidra, "Write a Ghidra script (Python) here");
   e->add_option("--ida", exp->ida, "Write an IDA script (IDAPython) here");
-  return [from, exp, f](Io& io) { return f->parsed() ? run_from_symbols(*from, io) : run_export(*exp, io); };
+  return [from, exp, f](Io& io) -> Result<int> { return f->parsed() ? run_from_symbols(*from, io) : run_export(*exp, io); };
 }
 
 }  // namespace

@@ -44,21 +44,21 @@ Status write_outputs(const ProgressArgs& a, const harness::ProgressReport& r) {
   return {};
 }
 
-int run_progress(const ProgressArgs& a, Io& io) {
+Result<int> run_progress(const ProgressArgs& a, Io& io) {
   auto profile = harness::load_profile(a.profile);
-  if (!profile.ok()) return report(io, profile.error());
+  if (!profile.ok()) return profile.error();
   // Everything is read before anything runs: a bad earlier report or coverage file is refused first.
   std::optional<std::string> old_report;
   if (!a.changes.empty()) {
     auto text = read_file(a.changes, 64u << 20);
-    if (!text.ok()) return report(io, text.error());
+    if (!text.ok()) return text.error();
     old_report.emplace(text->begin(), text->end());
   }
   std::vector<cases::Corpus> corpora;
   corpora.reserve(a.corpora.size());
   for (const auto& path : a.corpora) {
     auto c = cases::read_corpus(path);
-    if (!c.ok()) return report(io, c.error());
+    if (!c.ok()) return c.error();
     corpora.push_back(std::move(*c));
   }
   harness::ProgressInputs in;
@@ -71,39 +71,39 @@ int run_progress(const ProgressArgs& a, Io& io) {
   std::optional<harness::SymbolTable> symbols;
   if (!a.snapshot.empty()) {
     auto s = harness::load_snapshot(a.snapshot);
-    if (!s.ok()) return report(io, s.error());
+    if (!s.ok()) return s.error();
     snapshot.emplace(std::move(*s));
     in.snapshot = &*snapshot;
     if (a.symbols.empty()) {
       auto t = snapshot_symbols(a.snapshot);
-      if (!t.ok()) return report(io, t.error());
+      if (!t.ok()) return t.error();
       symbols = std::move(*t);
     }
   }
   if (!a.symbols.empty()) {
     auto format = harness::parse_symbol_file_format(a.symbols_format);
-    if (!format.ok()) return report(io, format.error());
+    if (!format.ok()) return format.error();
     auto t = harness::load_symbol_file(a.symbols, {.format = *format, .segment_bases = {}});
-    if (!t.ok()) return report(io, t.error());
+    if (!t.ok()) return t.error();
     symbols = std::move(*t);
   }
   if (symbols) in.symbols = &*symbols;
   for (const auto& path : a.coverage_json) {
     auto text = read_file(path, 256u << 20);
-    if (!text.ok()) return report(io, text.error());
+    if (!text.ok()) return text.error();
     in.coverage_json.emplace_back(path, std::string(text->begin(), text->end()));
   }
   for (const auto& dir : a.coverage_html) in.coverage_html.emplace_back(dir);
 
   auto r = harness::make_progress(in);
-  if (!r.ok()) return report(io, r.error());
-  if (auto s = write_outputs(a, *r); !s.ok()) return report(io, s.error());
+  if (!r.ok()) return r.error();
+  if (auto s = write_outputs(a, *r); !s.ok()) return s.error();
   if (!old_report) {
     io.out << harness::format_progress(*r);
     return kExitOk;
   }
   auto changes = harness::compare_progress(*r, *old_report, a.changes);
-  if (!changes.ok()) return report(io, changes.error());
+  if (!changes.ok()) return changes.error();
   io.out << harness::format_changes_markdown(*changes);
   return changes->any_regression() ? kExitMismatch : kExitOk;
 }
@@ -132,7 +132,7 @@ Action setup_progress(CLI::App& app, const cases::BindingSet& bindings) {
   app.add_option("--changes", a->changes,
                  "An earlier --json report: print a Markdown summary of the changes instead (exit 1 on a regression)");
   add_jobs_option(app, a->jobs, "Threads replaying cases (default 1); the report is the same for any N");
-  return [a](Io& io) { return run_progress(*a, io); };
+  return [a](Io& io) -> Result<int> { return run_progress(*a, io); };
 }
 
 }  // namespace

@@ -113,9 +113,9 @@ Action setup_record(CLI::App& app, const cases::BindingSet& /*bindings: runs no 
                "Record a 64-bit process too (its blocks below 4 GiB; its snapshot lossy, as snapshot --allow-64bit)");
   app.add_flag("--no-aslr", a->no_aslr, "Start the program with address-space randomisation off (as setarch -R)");
   app.add_flag("--no-ldt", a->no_ldt, "Take the snapshot without running modify_ldt in the process");
-  return [a](Io& io) {
+  return [a](Io& io) -> Result<int> {
     auto r = run_record(io, *a);
-    if (!r.ok()) return report(io, r.error());
+    if (!r.ok()) return r.error();
     return *r;
   };
 }

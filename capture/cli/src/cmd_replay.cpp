@@ -69,37 +69,37 @@ std::string shell_word(std::string_view w) {
 }
 
 // The JSON and JUnit reports a replay writes (also of merged shards).
-int write_reports(const harness::ReplayResult& result, const std::string& json, const std::string& junit, Io& io) {
+Status write_reports(const harness::ReplayResult& result, const std::string& json, const std::string& junit) {
   if (!json.empty())
-    if (auto s = write_file_atomic(json, harness::to_json(result)); !s.ok()) return report(io, s.error());
+    if (auto s = write_file_atomic(json, harness::to_json(result)); !s.ok()) return s.error();
   if (!junit.empty())
-    if (auto s = write_file_atomic(junit, harness::to_junit(result)); !s.ok()) return report(io, s.error());
-  return kExitOk;
+    if (auto s = write_file_atomic(junit, harness::to_junit(result)); !s.ok()) return s.error();
+  return {};
 }
 
-int run_replay(const ReplayArgs& a, Io& io) {
+Result<int> run_replay(const ReplayArgs& a, Io& io) {
   auto corpus = cases::read_corpus(a.corpus);
-  if (!corpus.ok()) return report(io, corpus.error());
+  if (!corpus.ok()) return corpus.error();
   harness::ReplayOptions opt;
   opt.outside_reads_fail = !a.allow_outside;
   opt.jobs = a.jobs;
   opt.shard = a.shard;
   auto fns = resolve_functions(a.functions, *corpus);
-  if (!fns.ok()) return report(io, fns.error());
+  if (!fns.ok()) return fns.error();
   opt.functions = *fns;
   auto excluded = read_excluded(a, *corpus);
-  if (!excluded.ok()) return report(io, excluded.error());
+  if (!excluded.ok()) return excluded.error();
   opt.excluded = std::move(*excluded);
   if (!a.one_case.empty()) {
     auto id = parse_case_id(a.one_case, *corpus);
-    if (!id.ok()) return report(io, id.error());
+    if (!id.ok()) return id.error();
     opt.only_case = *id;
   }
   std::optional<harness::Labeler> labeler;
   std::optional<harness::Profile> profile;  // names bytes, and gives bindings that read arguments by name their args
   if (!a.no_profile) {
     auto p = corpus_profile(corpus->manifest, a.corpus, a.profile, ProfileUse::kNames, io);
-    if (!p.ok()) return report(io, p.error());
+    if (!p.ok()) return p.error();
     if (*p) {
       profile = **p;
       labeler.emplace(*profile);
@@ -109,12 +109,12 @@ int run_replay(const ReplayArgs& a, Io& io) {
   std::optional<std::string> baseline;
   if (!a.baseline.empty()) {
     auto text = read_file(a.baseline, 64u << 20);
-    if (!text.ok()) return report(io, text.error());
+    if (!text.ok()) return text.error();
     baseline.emplace(text->begin(), text->end());
   }
   const cases::BindingSet bindings = profile ? harness::with_signatures(*a.bindings, *profile) : *a.bindings;
   auto result = harness::replay(*corpus, bindings, opt);
-  if (!result.ok()) return report(io, result.error());
+  if (!result.ok()) return result.error();
 
   harness::Namer namer = harness::corpus_namer(*corpus, labeler ? &*labeler : nullptr);
   if (profile) harness::name_arguments(namer, *profile);
@@ -130,10 +130,10 @@ int run_replay(const ReplayArgs& a, Io& io) {
 
   if (baseline) {
     auto delta = harness::compare_baseline(*result, *baseline);
-    if (!delta.ok()) return report(io, delta.error().wrap("baseline {}", a.baseline));
+    if (!delta.ok()) return delta.error().wrap("baseline {}", a.baseline);
     fmt::print(io.out, "against the baseline {}:\n{}", a.baseline, harness::format_baseline(*delta));
   }
-  if (int rc = write_reports(*result, a.json, a.junit, io); rc != kExitOk) return rc;
+  LOCKSTEP_TRY_STATUS(write_reports(*result, a.json, a.junit));
   return verdict_code(*result);
 }
 
@@ -162,7 +162,7 @@ Action setup_replay(CLI::App& app, const cases::BindingSet& bindings) {
   add_shard_option(app, a->shard,
                    "K/N: only shard K of N (the corpus's functions dealt out in address order); "
                    "merge the shards' --json reports with `lockstep merge-reports`");
-  return [a](Io& io) { return run_replay(*a, io); };
+  return [a](Io& io) -> Result<int> { return run_replay(*a, io); };
 }
 
 struct MergeArgs {
@@ -170,17 +170,17 @@ struct MergeArgs {
   std::string json, junit;
 };
 
-int run_merge(const MergeArgs& a, Io& io) {
+Result<int> run_merge(const MergeArgs& a, Io& io) {
   std::vector<std::string> texts;
   for (const auto& path : a.reports) {
     auto text = read_file(path, 64u << 20);
-    if (!text.ok()) return report(io, text.error());
+    if (!text.ok()) return text.error();
     texts.emplace_back(text->begin(), text->end());
   }
   auto merged = harness::merge_reports(texts, a.reports);
-  if (!merged.ok()) return report(io, merged.error());
+  if (!merged.ok()) return merged.error();
   io.out << harness::format_table(*merged);
-  if (int rc = write_reports(*merged, a.json, a.junit, io); rc != kExitOk) return rc;
+  LOCKSTEP_TRY_STATUS(write_reports(*merged, a.json, a.junit));
   return verdict_code(*merged);
 }
 
@@ -190,7 +190,7 @@ Action setup_merge(CLI::App& app, const cases::BindingSet& /*bindings: runs no p
       ->required();
   app.add_option("--json", a->json, "Write the merged JSON report here (the unsharded run's)");
   app.add_option("--junit", a->junit, "Write the merged JUnit XML report here (the unsharded run's)");
-  return [a](Io& io) { return run_merge(*a, io); };
+  return [a](Io& io) -> Result<int> { return run_merge(*a, io); };
 }
 
 }  // namespace

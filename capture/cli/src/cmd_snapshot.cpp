@@ -65,16 +65,16 @@ Action setup_snapshot(CLI::App& app, const cases::BindingSet& /*bindings: runs n
          },
          fmt::format("Compression level, 0 (none) to 9 (smallest); default {}", a->zlib_level))
       ->type_name("0-9");
-  return [a, image](Io& io) {
+  return [a, image](Io& io) -> Result<int> {
     auto snap = acquire(*a);
-    if (!snap.ok()) return report(io, snap.error());
-    if (auto st = apply_image_option(*image, *snap, io); !st.ok()) return report(io, st.error());
+    if (!snap.ok()) return snap.error();
+    if (auto st = apply_image_option(*image, *snap, io); !st.ok()) return st.error();
     harness::SnapshotWriteOptions w;
     w.zlib_level = a->zlib_level;
-    if (auto st = harness::save_snapshot(*snap, a->output, w); !st.ok()) return report(io, st.error());
+    if (auto st = harness::save_snapshot(*snap, a->output, w); !st.ok()) return st.error();
     fmt::print(io.out, "{}: {} regions ({} bytes), {} threads, {} notes, from {}\n", a->output, snap->regions.size(),
                snap->total_bytes(), snap->threads.size(), snap->meta.notes.size(), snap->meta.source);
-    return static_cast<int>(kExitOk);
+    return kExitOk;
   };
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 Action setup_version(CLI::App& app, const cases::BindingSet& /*bindings: runs no port*/) {
   (void)app;
-  return [](Io& io) {
+  return [](Io& io) -> Result<int> {
     io.out << version_line() << "\n";
     return kExitOk;
   };

@@ -16,8 +16,10 @@
 
 namespace lockstep::cli {
 
-/// What runs when a command is chosen; returns a process exit code (lockstep::ExitCode).
-using Action = std::function<int(Io&)>;
+/// What runs when a command is chosen: the exit code of a command that ran (lockstep::ExitCode: 0, or
+/// its worst outcome, a mismatch, a fault, a search that found nothing), or the Error that stopped it,
+/// which run() reports once ("lockstep: error (kind): message") and turns into its exit code.
+using Action = std::function<Result<int>(Io&)>;
 
 /// A subcommand: `setup` adds its options to `app` and returns the action run when it is chosen. The
 /// bindings are `run`'s caller's (the game's port); they outlive the action.

@@ -13,12 +13,6 @@ std::string manifest_profile_path(const fs::path& profile, const fs::path& corpu
   return harness::manifest_profile_path(profile, corpus_dir);
 }
 
-void record_profile(cases::Manifest& m, const fs::path& profile, std::span<const std::uint8_t> contents,
-                    const fs::path& corpus_dir) {
-  m.profile_path = manifest_profile_path(profile, corpus_dir);
-  m.profile_sha256 = to_hex(sha256(contents));
-}
-
 void rebase_profile_path(cases::Manifest& m, const fs::path& from_dir, const fs::path& to_dir) {
   if (m.profile_path.empty()) return;
   m.profile_path = manifest_profile_path(harness::resolve_recorded_path(m.profile_path, from_dir), to_dir);

@@ -20,11 +20,6 @@ namespace lockstep::cli {
 /// names no path of one machine), else the absolute path.
 std::string manifest_profile_path(const std::filesystem::path& profile, const std::filesystem::path& corpus_dir);
 
-/// Records the profile read from `profile` (its bytes `contents`) in the manifest of a corpus written
-/// to `corpus_dir`.
-void record_profile(cases::Manifest& m, const std::filesystem::path& profile, std::span<const std::uint8_t> contents,
-                    const std::filesystem::path& corpus_dir);
-
 /// A manifest's profile path as seen from another corpus folder (a corpus made from another's manifest).
 void rebase_profile_path(cases::Manifest& m, const std::filesystem::path& from_dir,
                          const std::filesystem::path& to_dir);

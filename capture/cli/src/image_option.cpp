@@ -34,10 +34,10 @@ Status apply_image_option(const ImageOption& image, harness::Snapshot& snapshot,
   return {};
 }
 
-int check_profile_symbols(const std::string& snapshot_path, const harness::Snapshot& snapshot,
+Result<int> check_profile_symbols(const std::string& snapshot_path, const harness::Snapshot& snapshot,
                           const ImageOption& image, const harness::Profile& profile, Io& io) {
   auto symbols = harness::snapshot_symbols(snapshot_path, snapshot, image.path);
-  if (!symbols.ok()) return report(io, symbols.error());
+  if (!symbols.ok()) return symbols.error();
   if (symbols->source.empty()) {
     fmt::print(io.err, "lockstep: note: no symbol table to check {}'s addresses against: {}\n", profile.source,
                symbols->why_none);

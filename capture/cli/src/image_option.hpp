@@ -32,7 +32,7 @@ Status apply_image_option(const ImageOption& image, harness::Snapshot& snapshot,
 /// (harness/symbols.hpp snapshot_symbols: the file itself, --image, or the executable its metadata
 /// names): kExitOk when they agree or there is no table, else kExitProfileDisagrees after printing each
 /// disagreement to io.err. A symbol table that cannot be read is its error's code.
-int check_profile_symbols(const std::string& snapshot_path, const harness::Snapshot& snapshot,
+Result<int> check_profile_symbols(const std::string& snapshot_path, const harness::Snapshot& snapshot,
                           const ImageOption& image, const harness::Profile& profile, Io& io);
 
 /// load_snapshot(path) (any format), then apply_image_option().

@@ -29,6 +29,9 @@ struct ExplicitCall {
 struct CallList {
   std::string source;  ///< the file's name in messages
   std::vector<ExplicitCall> calls;
+  /// SHA-256 (64 hex digits) of the file read_call_list parsed (the command a corpus records names
+  /// it); empty for a list parsed from text.
+  std::string sha256;
 };
 
 inline constexpr std::size_t kMaxListedCalls = 100000;  ///< a call list holds at most this many [[call]]s
@@ -36,6 +39,7 @@ inline constexpr std::size_t kMaxListedCalls = 100000;  ///< a call list holds a
 /// Parses a call list strictly: only [[call]] tables, only their keys, each of the right type; an
 /// error names the file and line ("calls.toml:7: [[call]] #2: unknown key 'arg'"). Errc::kMalformed.
 Result<CallList> parse_call_list(std::string_view text, std::string_view source);
+/// Reads and parses a call list file, and hashes the bytes it read (CallList::sha256).
 Result<CallList> read_call_list(const std::filesystem::path& path);
 
 struct CallsCaptureOptions {

@@ -70,7 +70,10 @@ struct StateLogHeader {
 struct StateLog {
   StateLogHeader header;
   std::vector<Record> records;
-  bool operator==(const StateLog&) const = default;
+  /// SHA-256 (64 hex digits) of the file read_state_log parsed, for a corpus's provenance: the bytes
+  /// hashed are the bytes parsed, read once. Empty for a log decoded from memory; not part of ==.
+  std::string sha256;
+  bool operator==(const StateLog& o) const { return header == o.header && records == o.records; }
 };
 
 /// Bounds a reader enforces (Errc::kLimit past them); defaults far above any real log.
@@ -111,7 +114,7 @@ class RecordOrder {
 /// `what` names it in messages.
 Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::string_view what,
                                   const StateLogLimits& limits = {});
-/// Reads and parses a log file.
+/// Reads and parses a log file, and hashes the bytes it read (StateLog::sha256).
 Result<StateLog> read_state_log(const std::filesystem::path& path, const StateLogLimits& limits = {});
 
 /// Serialises a log (tests and tools; the stand-in writes the same bytes from C).
