@@ -102,6 +102,50 @@ Result<std::vector<Arg>> driver_args(const Profile& profile, const DriverSpec& d
   return args;
 }
 
+namespace {
+
+/// Compares every block of the compare record `cmp` with the machine's memory after the run, byte by
+/// byte, into `mm`: the differing bytes grouped by field (at most `max_fields` fields kept).
+void compare_blocks(Machine& machine, const Record& cmp, const Labeler& labels, const std::string& compare,
+                    std::size_t max_fields, StepMismatch& mm) {
+  for (const Block& b : cmp.blocks) {
+    auto actual = machine.read(b.address, static_cast<std::uint32_t>(b.bytes.size()));
+    if (!actual.ok()) {
+      mm.problem = fmt::format("{} block at 0x{:08x} is outside the machine's memory", compare, b.address);
+      mm.bytes_differing += b.bytes.size();
+      continue;
+    }
+    std::size_t i = 0;
+    while (i < b.bytes.size()) {
+      if ((*actual)[i] == b.bytes[i]) { ++i; continue; }
+      const GuestAddr a = b.address + static_cast<GuestAddr>(i);
+      const FieldRef f = labels.field(a);
+      // The field's bytes within this block (an unnamed byte: up to 8 around it).
+      std::uint64_t lo = f.owner.empty() ? a : std::max<std::uint64_t>(f.start, b.address);
+      std::uint64_t hi = f.owner.empty() ? std::min<std::uint64_t>(b.end(), std::uint64_t{a} + 8)
+                                         : std::min<std::uint64_t>(b.end(), std::uint64_t{f.start} + f.size);
+      if (hi <= a) hi = std::uint64_t{a} + 1;
+      if (hi - lo > 32) {  // a wide field (a whole record's gap): show 32 bytes from just before the first difference
+        lo = std::max<std::uint64_t>(lo, a >= 8 ? std::uint64_t{a} - 8 : 0);
+        hi = std::min<std::uint64_t>(hi, lo + 32);
+      }
+      FieldDiff d;
+      d.name = f.owner.empty() ? labels.name(a) : f.text();
+      d.start = static_cast<GuestAddr>(lo);
+      for (std::uint64_t k = lo; k < hi; ++k) {
+        d.expected.push_back(b.bytes[static_cast<std::size_t>(k - b.address)]);
+        d.actual.push_back((*actual)[static_cast<std::size_t>(k - b.address)]);
+        if (k >= a && b.bytes[static_cast<std::size_t>(k - b.address)] != (*actual)[static_cast<std::size_t>(k - b.address)])
+          ++mm.bytes_differing;
+      }
+      if (mm.fields.size() < max_fields) mm.fields.push_back(std::move(d));
+      i = static_cast<std::size_t>(hi - b.address);
+    }
+  }
+}
+
+}  // namespace
+
 Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& log, const Profile& profile,
                                     const StepCheckOptions& options) {
   LOCKSTEP_TRY(ResolvedDriver resolved, resolve_driver(profile, options.driver));
@@ -169,41 +213,7 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
       continue;
     }
 
-    // Compare every block of the compare record, byte by byte; group differing bytes by field.
-    for (const Block& b : cmp->blocks) {
-      auto actual = machine->read(b.address, static_cast<std::uint32_t>(b.bytes.size()));
-      if (!actual.ok()) {
-        mm.problem = fmt::format("{} block at 0x{:08x} is outside the machine's memory", driver->compare, b.address);
-        mm.bytes_differing += b.bytes.size();
-        continue;
-      }
-      std::size_t i = 0;
-      while (i < b.bytes.size()) {
-        if ((*actual)[i] == b.bytes[i]) { ++i; continue; }
-        const GuestAddr a = b.address + static_cast<GuestAddr>(i);
-        const FieldRef f = labels.field(a);
-        // The field's bytes within this block (an unnamed byte: up to 8 around it).
-        std::uint64_t lo = f.owner.empty() ? a : std::max<std::uint64_t>(f.start, b.address);
-        std::uint64_t hi = f.owner.empty() ? std::min<std::uint64_t>(b.end(), std::uint64_t{a} + 8)
-                                           : std::min<std::uint64_t>(b.end(), std::uint64_t{f.start} + f.size);
-        if (hi <= a) hi = std::uint64_t{a} + 1;
-        if (hi - lo > 32) {  // a wide field (a whole record's gap): show 32 bytes from just before the first difference
-          lo = std::max<std::uint64_t>(lo, a >= 8 ? std::uint64_t{a} - 8 : 0);
-          hi = std::min<std::uint64_t>(hi, lo + 32);
-        }
-        FieldDiff d;
-        d.name = f.owner.empty() ? labels.name(a) : f.text();
-        d.start = static_cast<GuestAddr>(lo);
-        for (std::uint64_t k = lo; k < hi; ++k) {
-          d.expected.push_back(b.bytes[static_cast<std::size_t>(k - b.address)]);
-          d.actual.push_back((*actual)[static_cast<std::size_t>(k - b.address)]);
-          if (k >= a && b.bytes[static_cast<std::size_t>(k - b.address)] != (*actual)[static_cast<std::size_t>(k - b.address)])
-            ++mm.bytes_differing;
-        }
-        if (mm.fields.size() < options.max_fields) mm.fields.push_back(std::move(d));
-        i = static_cast<std::size_t>(hi - b.address);
-      }
-    }
+    compare_blocks(*machine, *cmp, labels, driver->compare, options.max_fields, mm);
     if (mm.bytes_differing == 0 && mm.problem.empty()) ++report.matched;
     else finish(std::move(mm));
   }

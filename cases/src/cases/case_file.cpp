@@ -211,6 +211,104 @@ std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
   return std::vector<std::uint8_t>(s.begin(), s.end());
 }
 
+namespace {
+
+/// The code ranges of the entry's private helpers (version 3), after its `code_len` bytes of code:
+/// each non-empty, inside 4 GiB, in ascending order and apart from the entry's code.
+Status get_helper_code(ByteReader& r, CaseFile& f, std::uint32_t code_len, const std::string& what) {
+  LOCKSTEP_TRY(std::uint32_t ranges, r.u32("helper code range count"));
+  if (ranges > kMaxHelperRanges)
+    return Error::make(Errc::kLimit, "{}: {} helper code ranges, past the limit of {}", what, ranges, kMaxHelperRanges);
+  std::uint64_t total = code_len;
+  for (std::uint32_t i = 0; i < ranges; ++i) {
+    CodeRange cr;
+    LOCKSTEP_TRY(cr.base, r.u32("helper code base"));
+    LOCKSTEP_TRY(std::uint32_t len, r.u32("helper code length"));
+    total += len;
+    if (len == 0 || total > kMaxCodeBytes)
+      return Error::make(Errc::kLimit, "{}: helper code range {} at 0x{:08x} has {} bytes (1 or more, at most {} "
+                         "code bytes in all)", what, i, cr.base, len, kMaxCodeBytes);
+    if (cr.base + std::uint64_t{len} > (std::uint64_t{1} << 32))
+      return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} (+{}) wraps past 4 GiB", what, i,
+                         cr.base, len);
+    const bool overlaps_entry = !f.code.empty() && cr.base < f.code_base + std::uint64_t{f.code.size()} &&
+                                f.code_base < cr.base + std::uint64_t{len};
+    if (overlaps_entry || (!f.helper_code.empty() && cr.base < f.helper_code.back().end()))
+      return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} overlaps or precedes another range",
+                         what, i, cr.base);
+    LOCKSTEP_TRY(auto b, r.take(len, "helper code bytes"));
+    cr.bytes.assign(b.begin(), b.end());
+    f.helper_code.push_back(std::move(cr));
+  }
+  return {};
+}
+
+/// Case `i` of file `f` (its earlier cases already read), as case file `version` holds it.
+Result<Case> get_case(ByteReader& r, const CaseFile& f, std::uint32_t version, std::uint32_t i, const std::string& what) {
+  Case c;
+  LOCKSTEP_TRY(c.id, r.u32("case id"));
+  // Ids ascend (captures number 0, 1, ...; added cases take the next free id): a repeated id
+  // would make "FUNCTION:ID" name two cases.
+  if (i > 0 && c.id <= f.cases.back().id)
+    return Error::make(Errc::kMalformed, "{}: case {} has id {}, not above the previous case's id {}", what, i, c.id,
+                       f.cases.back().id);
+  LOCKSTEP_TRY(c.function, r.u32("case function"));
+  if (c.function != f.function)
+    return Error::make(Errc::kMalformed, "{}: case {} is for function 0x{:08x}, the file for 0x{:08x}", what, i,
+                       c.function, f.function);
+  LOCKSTEP_TRY(c.name, get_str(r, "case name"));
+  LOCKSTEP_TRY(std::uint8_t conv, r.u8("convention"));
+  LOCKSTEP_TRY(std::uint8_t ret, r.u8("returns"));
+  LOCKSTEP_TRY(c.poked_registers, r.u16("poked registers"));
+  if (c.poked_registers & ~kPokedRegisterMask)
+    return Error::make(Errc::kMalformed, "{}: case {} has poked-register bits 0x{:04x}, past the defined 0x{:02x}", what,
+                       i, c.poked_registers, kPokedRegisterMask);
+  if (conv > static_cast<std::uint8_t>(Convention::kCustom) || ret > static_cast<std::uint8_t>(ReturnKind::kSt0))
+    return Error::make(Errc::kMalformed, "{}: case {} has convention {} / returns {}, out of range", what, i, conv,
+                       ret);
+  c.convention = static_cast<Convention>(conv);
+  c.returns = static_cast<ReturnKind>(ret);
+  LOCKSTEP_TRY(c.in, get_regs(r, "registers in"));
+  LOCKSTEP_TRY(c.out, get_regs(r, "registers out"));
+  LOCKSTEP_TRY(c.inputs, get_map(r, "input bytes"));
+  LOCKSTEP_TRY(c.writes, get_map(r, "written bytes"));
+  LOCKSTEP_TRY(c.frame_bytes_written, r.u32("frame bytes"));
+  if (version >= 2) {
+    LOCKSTEP_TRY(c.stack_low, r.u32("stack low"));
+    LOCKSTEP_TRY(c.stack_high, r.u32("stack high"));
+    const bool recorded = c.stack_low != 0 || c.stack_high != 0;
+    if (recorded && !(c.stack_low < c.stack_high && c.in.esp >= c.stack_low && c.in.esp < c.stack_high))
+      return Error::make(Errc::kMalformed, "{}: case {}: stack [0x{:08x}, 0x{:08x}) does not hold its entry esp 0x{:08x}",
+                         what, i, c.stack_low, c.stack_high, c.in.esp);
+  }
+  if (version >= 3) {
+    LOCKSTEP_TRY(c.writers, get_writers(r, c.writes, i));
+  }
+  LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot"));
+  LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record"));
+  for (std::uint32_t* p : {&c.origin.record_index, &c.origin.step, &c.origin.racer, &c.origin.call_index}) {
+    LOCKSTEP_TRY(*p, r.u32("origin"));
+  }
+  LOCKSTEP_TRY(std::uint32_t npokes, r.u32("poke count"));
+  if (npokes > kMaxPokes)
+    return Error::make(Errc::kLimit, "{}: case {} has {} pokes, past the limit of {}", what, i, npokes, kMaxPokes);
+  for (std::uint32_t k = 0; k < npokes; ++k) {
+    Poke p;
+    LOCKSTEP_TRY(p.address, r.u32("poke address"));
+    LOCKSTEP_TRY(std::uint32_t len, r.u32("poke length"));
+    if (len > kMaxRunBytes)
+      return Error::make(Errc::kLimit, "{}: case {} poke {} is {} bytes, past the limit of {}", what, i, k, len,
+                         kMaxRunBytes);
+    LOCKSTEP_TRY(auto b, r.take(len, "poke bytes"));
+    p.bytes.assign(b.begin(), b.end());
+    c.pokes.push_back(std::move(p));
+  }
+  LOCKSTEP_TRY(c.note, get_str(r, "note"));
+  return c;
+}
+
+}  // namespace
+
 Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std::string& what) {
   ByteReader h(bytes, what);
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
@@ -257,93 +355,10 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
     return Error::make(Errc::kLimit, "{}: {} code bytes, past the limit of {}", what, code_len, kMaxCodeBytes);
   LOCKSTEP_TRY(auto code, r.take(code_len, "code bytes"));
   f.code.assign(code.begin(), code.end());
-  if (version >= 3) {
-    LOCKSTEP_TRY(std::uint32_t ranges, r.u32("helper code range count"));
-    if (ranges > kMaxHelperRanges)
-      return Error::make(Errc::kLimit, "{}: {} helper code ranges, past the limit of {}", what, ranges, kMaxHelperRanges);
-    std::uint64_t total = code_len;
-    for (std::uint32_t i = 0; i < ranges; ++i) {
-      CodeRange cr;
-      LOCKSTEP_TRY(cr.base, r.u32("helper code base"));
-      LOCKSTEP_TRY(std::uint32_t len, r.u32("helper code length"));
-      total += len;
-      if (len == 0 || total > kMaxCodeBytes)
-        return Error::make(Errc::kLimit, "{}: helper code range {} at 0x{:08x} has {} bytes (1 or more, at most {} "
-                           "code bytes in all)", what, i, cr.base, len, kMaxCodeBytes);
-      if (cr.base + std::uint64_t{len} > (std::uint64_t{1} << 32))
-        return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} (+{}) wraps past 4 GiB", what, i,
-                           cr.base, len);
-      const bool overlaps_entry = !f.code.empty() && cr.base < f.code_base + std::uint64_t{f.code.size()} &&
-                                  f.code_base < cr.base + std::uint64_t{len};
-      if (overlaps_entry || (!f.helper_code.empty() && cr.base < f.helper_code.back().end()))
-        return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} overlaps or precedes another range",
-                           what, i, cr.base);
-      LOCKSTEP_TRY(auto b, r.take(len, "helper code bytes"));
-      cr.bytes.assign(b.begin(), b.end());
-      f.helper_code.push_back(std::move(cr));
-    }
-  }
+  if (version >= 3) LOCKSTEP_TRY_STATUS(get_helper_code(r, f, code_len, what));
   f.cases.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    Case c;
-    LOCKSTEP_TRY(c.id, r.u32("case id"));
-    // Ids ascend (captures number 0, 1, ...; added cases take the next free id): a repeated id
-    // would make "FUNCTION:ID" name two cases.
-    if (i > 0 && c.id <= f.cases.back().id)
-      return Error::make(Errc::kMalformed, "{}: case {} has id {}, not above the previous case's id {}", what, i, c.id,
-                         f.cases.back().id);
-    LOCKSTEP_TRY(c.function, r.u32("case function"));
-    if (c.function != f.function)
-      return Error::make(Errc::kMalformed, "{}: case {} is for function 0x{:08x}, the file for 0x{:08x}", what, i,
-                         c.function, f.function);
-    LOCKSTEP_TRY(c.name, get_str(r, "case name"));
-    LOCKSTEP_TRY(std::uint8_t conv, r.u8("convention"));
-    LOCKSTEP_TRY(std::uint8_t ret, r.u8("returns"));
-    LOCKSTEP_TRY(c.poked_registers, r.u16("poked registers"));
-    if (c.poked_registers & ~kPokedRegisterMask)
-      return Error::make(Errc::kMalformed, "{}: case {} has poked-register bits 0x{:04x}, past the defined 0x{:02x}", what,
-                         i, c.poked_registers, kPokedRegisterMask);
-    if (conv > static_cast<std::uint8_t>(Convention::kCustom) || ret > static_cast<std::uint8_t>(ReturnKind::kSt0))
-      return Error::make(Errc::kMalformed, "{}: case {} has convention {} / returns {}, out of range", what, i, conv,
-                         ret);
-    c.convention = static_cast<Convention>(conv);
-    c.returns = static_cast<ReturnKind>(ret);
-    LOCKSTEP_TRY(c.in, get_regs(r, "registers in"));
-    LOCKSTEP_TRY(c.out, get_regs(r, "registers out"));
-    LOCKSTEP_TRY(c.inputs, get_map(r, "input bytes"));
-    LOCKSTEP_TRY(c.writes, get_map(r, "written bytes"));
-    LOCKSTEP_TRY(c.frame_bytes_written, r.u32("frame bytes"));
-    if (version >= 2) {
-      LOCKSTEP_TRY(c.stack_low, r.u32("stack low"));
-      LOCKSTEP_TRY(c.stack_high, r.u32("stack high"));
-      const bool recorded = c.stack_low != 0 || c.stack_high != 0;
-      if (recorded && !(c.stack_low < c.stack_high && c.in.esp >= c.stack_low && c.in.esp < c.stack_high))
-        return Error::make(Errc::kMalformed, "{}: case {}: stack [0x{:08x}, 0x{:08x}) does not hold its entry esp 0x{:08x}",
-                           what, i, c.stack_low, c.stack_high, c.in.esp);
-    }
-    if (version >= 3) {
-      LOCKSTEP_TRY(c.writers, get_writers(r, c.writes, i));
-    }
-    LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot"));
-    LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record"));
-    for (std::uint32_t* p : {&c.origin.record_index, &c.origin.step, &c.origin.racer, &c.origin.call_index}) {
-      LOCKSTEP_TRY(*p, r.u32("origin"));
-    }
-    LOCKSTEP_TRY(std::uint32_t npokes, r.u32("poke count"));
-    if (npokes > kMaxPokes)
-      return Error::make(Errc::kLimit, "{}: case {} has {} pokes, past the limit of {}", what, i, npokes, kMaxPokes);
-    for (std::uint32_t k = 0; k < npokes; ++k) {
-      Poke p;
-      LOCKSTEP_TRY(p.address, r.u32("poke address"));
-      LOCKSTEP_TRY(std::uint32_t len, r.u32("poke length"));
-      if (len > kMaxRunBytes)
-        return Error::make(Errc::kLimit, "{}: case {} poke {} is {} bytes, past the limit of {}", what, i, k, len,
-                           kMaxRunBytes);
-      LOCKSTEP_TRY(auto b, r.take(len, "poke bytes"));
-      p.bytes.assign(b.begin(), b.end());
-      c.pokes.push_back(std::move(p));
-    }
-    LOCKSTEP_TRY(c.note, get_str(r, "note"));
+    LOCKSTEP_TRY(Case c, get_case(r, f, version, i, what));
     f.cases.push_back(std::move(c));
   }
   if (r.remaining() != 0)

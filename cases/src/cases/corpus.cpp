@@ -16,6 +16,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/base/numbers.hpp"
+#include "lockstep/cases/function_list_json.hpp"
 
 namespace lockstep::cases {
 
@@ -55,17 +56,12 @@ Status write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   j["command"] = m.command;
   j["driver"] = m.driver;
   std::uint64_t total = 0;
-  auto& fs = j["functions"] = nlohmann::ordered_json::array();
-  for (const auto& e : m.functions) {
-    nlohmann::ordered_json f;
-    f["address"] = fmt::format("0x{:08x}", e.function);
-    f["name"] = e.name;
+  j["functions"] = function_list_json(m.functions, [&total](const auto& e, nlohmann::ordered_json& f) {
     f["file"] = e.file;
     f["cases"] = e.cases;
     f["poked"] = e.poked;
-    fs.push_back(std::move(f));
     total += e.cases;
-  }
+  });
   j["total_cases"] = total;
   return write_file_atomic(dir / kManifestName, j.dump(2) + "\n");
 }

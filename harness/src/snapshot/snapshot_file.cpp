@@ -202,9 +202,17 @@ std::vector<std::uint8_t> encode_snapshot(const Snapshot& s, const SnapshotWrite
   return out;
 }
 
-Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string_view what_view) {
-  const std::string what(what_view);
-  // --- header ---
+namespace {
+
+/// The fixed header's fields, each checked against its limit.
+struct SnapshotHeader {
+  std::uint32_t version, flags, region_count, thread_count;
+  std::uint64_t total_bytes;
+  std::uint32_t info_size, info_stored_size, info_crc;
+};
+
+/// The header: magic, version, its checksum, the counts and sizes within their limits.
+Result<SnapshotHeader> get_header(std::span<const std::uint8_t> file, const std::string& what) {
   if (file.size() < kSnapshotMagic.size() || !is_lockstep_snapshot(file)) {
     const auto first = file.first(std::min<std::size_t>(file.size(), kSnapshotMagic.size()));
     if (std::equal(first.begin(), first.end(), kSnapshotMagic.begin()))
@@ -253,24 +261,17 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
     return Error::make(Errc::kMalformed, "{}: info block claims to inflate from {} to {} bytes, more than zlib can",
                        what, info_stored_size, info_size);
 
-  // --- info block ---
-  LOCKSTEP_TRY(auto info_stored, hr.slice(kSnapshotHeaderSize, info_stored_size, "info block"));
-  const std::uint32_t info_crc_now = crc32(info_stored);
-  if (info_crc != info_crc_now)
-    return Error::make(Errc::kChecksum, "{}: info block (offset 0x{:x}, {} bytes) has crc32 0x{:08x}, header says 0x{:08x}",
-                       what, kSnapshotHeaderSize, info_stored_size, info_crc_now, info_crc);
-  LOCKSTEP_TRY(const std::vector<std::uint8_t> info, zlib_decompress(info_stored, info_size, what + ": info block"));
-  ByteReader r(info, what + " (info block)");
+  return SnapshotHeader{version, flags, region_count, thread_count, total_bytes, info_size, info_stored_size, info_crc};
+}
 
-  // Minimum sizes of a region entry (24 bytes + name) and a thread (156 bytes): a count that cannot
-  // fit in the info block is refused before anything is reserved.
-  if (std::uint64_t{region_count} * 24 + std::uint64_t{thread_count} * 156 > info.size())
-    return Error::make(Errc::kTruncated, "{}: info block of {} bytes cannot hold {} regions and {} threads", what,
-                       info.size(), region_count, thread_count);
-
+/// The region table: every entry within 4 GiB, sorted and apart, the sizes adding up to the header's
+/// total; `sum_stored` is the stored (compressed) bytes they claim.
+Result<std::vector<RegionEntry>> get_region_table(ByteReader& r, std::uint32_t region_count, std::uint64_t total_bytes,
+                                                  const std::string& what, std::uint64_t& sum_stored) {
   std::vector<RegionEntry> entries;
   entries.reserve(region_count);
-  std::uint64_t sum_sizes = 0, sum_stored = 0;
+  std::uint64_t sum_sizes = 0;
+  sum_stored = 0;
   for (std::uint32_t i = 0; i < region_count; ++i) {
     const std::size_t at = r.pos();
     const std::string f = fmt::format("region {}", i);
@@ -311,7 +312,13 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
     return Error::make(Errc::kMalformed, "{}: region sizes add up to 0x{:x} bytes, header says 0x{:x}", what,
                        sum_sizes, total_bytes);
 
-  Snapshot s;
+  return entries;
+}
+
+/// The info block after the region table: threads, the LDT (version 2), the metadata, modules and
+/// notes, and nothing after them.
+Status get_metadata(ByteReader& r, std::uint32_t version, std::uint32_t thread_count, const std::string& what,
+                    Snapshot& s) {
   s.threads.reserve(thread_count);
   for (std::uint32_t i = 0; i < thread_count; ++i) {
     LOCKSTEP_TRY(Thread t, get_thread(r, i));
@@ -348,8 +355,13 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
     return Error::make(Errc::kMalformed, "{}: info block has {} unexpected bytes after the metadata (at info offset 0x{:x})",
                        what, r.remaining(), r.pos());
 
-  // --- region data: must fill the rest of the file exactly ---
-  const std::uint64_t data_at = kSnapshotHeaderSize + std::uint64_t{info_stored_size};
+  return {};
+}
+
+/// The regions' data, which must fill the rest of the file exactly from `data_at`: each checked
+/// stored and inflated against the table.
+Status get_region_data(std::span<const std::uint8_t> file, std::uint64_t data_at, std::vector<RegionEntry>& entries,
+                       std::uint64_t sum_stored, const std::string& what, Snapshot& s) {
   const std::uint64_t data_have = file.size() - data_at;  // slice() above proved data_at <= size
   if (sum_stored > data_have) {
     std::uint64_t off = data_at;
@@ -382,6 +394,39 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
     s.regions.push_back(Region{e.base, std::move(bytes), e.prot, std::move(e.name)});
     off += e.stored_size;
   }
+  return {};
+}
+
+}  // namespace
+
+Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string_view what_view) {
+  const std::string what(what_view);
+  LOCKSTEP_TRY(const SnapshotHeader h, get_header(file, what));
+  ByteReader hr(file, what);
+
+  // --- info block ---
+  LOCKSTEP_TRY(auto info_stored, hr.slice(kSnapshotHeaderSize, h.info_stored_size, "info block"));
+  const std::uint32_t info_crc_now = crc32(info_stored);
+  if (h.info_crc != info_crc_now)
+    return Error::make(Errc::kChecksum, "{}: info block (offset 0x{:x}, {} bytes) has crc32 0x{:08x}, header says 0x{:08x}",
+                       what, kSnapshotHeaderSize, h.info_stored_size, info_crc_now, h.info_crc);
+  LOCKSTEP_TRY(const std::vector<std::uint8_t> info, zlib_decompress(info_stored, h.info_size, what + ": info block"));
+  ByteReader r(info, what + " (info block)");
+
+  // Minimum sizes of a region entry (24 bytes + name) and a thread (156 bytes): a count that cannot
+  // fit in the info block is refused before anything is reserved.
+  if (std::uint64_t{h.region_count} * 24 + std::uint64_t{h.thread_count} * 156 > info.size())
+    return Error::make(Errc::kTruncated, "{}: info block of {} bytes cannot hold {} regions and {} threads", what,
+                       info.size(), h.region_count, h.thread_count);
+
+  std::uint64_t sum_stored = 0;
+  LOCKSTEP_TRY(std::vector<RegionEntry> entries, get_region_table(r, h.region_count, h.total_bytes, what, sum_stored));
+  Snapshot s;
+  LOCKSTEP_TRY_STATUS(get_metadata(r, h.version, h.thread_count, what, s));
+
+  // --- region data: must fill the rest of the file exactly ---
+  const std::uint64_t data_at = kSnapshotHeaderSize + std::uint64_t{h.info_stored_size};
+  LOCKSTEP_TRY_STATUS(get_region_data(file, data_at, entries, sum_stored, what, s));
   return s;
 }
 
