@@ -31,7 +31,11 @@ std::string fault_text(GuestAddr address, unsigned size, bool write) {
 MemoryFault::MemoryFault(GuestAddr address, unsigned size, bool write)
     : std::runtime_error(fault_text(address, size, write)), address_(address), size_(size), write_(write) {}
 
-Memory::Memory() : pages_(no_pages) {}
+namespace {
+std::uintptr_t table_address(std::uint8_t* const* table) { return reinterpret_cast<std::uintptr_t>(table); }
+}  // namespace
+
+Memory::Memory() : tagged_pages_(table_address(no_pages)) {}
 
 Memory::Memory(OwnPageTable) {
   // 2^20 entries (8 MiB on a 64-bit host) from calloc: the system hands out zeroed pages as they are
@@ -39,11 +43,11 @@ Memory::Memory(OwnPageTable) {
   auto* table = static_cast<std::uint8_t**>(std::calloc(kPages, sizeof(std::uint8_t*)));
   if (table == nullptr) throw std::bad_alloc();
   own_pages_.reset(table);
-  pages_ = table;
+  tagged_pages_ = table_address(table);
 }
 
-Memory::Memory(MarkedPages pages) : pages_(pages.table), marked_(true) {
-  if (pages_ == nullptr) throw std::invalid_argument("pod::Memory: a marked memory needs its page table");
+Memory::Memory(MarkedPages pages) : tagged_pages_(table_address(pages.table) | kMarkedBit) {
+  if (pages.table == nullptr) throw std::invalid_argument("pod::Memory: a marked memory needs its page table");
 }
 
 Memory::~Memory() = default;

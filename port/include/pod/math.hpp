@@ -53,6 +53,9 @@ namespace math {
 
 /// 1.5 × 2^68, the constant at 0x4ee0c0 (F006).
 inline constexpr double kRound = 1.5 * 295147905179352825856.0;  // 2^68 = 295147905179352825856
+/// 1.5 × 2^52: the same read-out with the last mantissa bit worth 1 (round_to_int32). The port's own
+/// constant, not one of the original's.
+inline constexpr double kRoundToInteger = 1.5 * 4503599627370496.0;  // 2^52 = 4503599627370496
 
 /// 16.16 multiply: imul's 64-bit product, bits 16..47 (F003).
 constexpr Fixed mul16(Fixed a, Fixed b) {
@@ -149,21 +152,14 @@ inline Fixed low_word(double m_plus_sum) {
 }
 
 inline std::int32_t round_to_int32(double x) {
-  if (!(x >= -2147483648.5 && x < 2147483647.5)) return std::numeric_limits<std::int32_t>::min();
-  // Truncate (a conversion that never looks at the rounding mode), then round the exact remainder
-  // by hand, ties to the even neighbour: no call into the C library's floor(). x − t is exact (t is
-  // x with its fraction cut, |x| < 2^32).
-  const auto t = static_cast<std::int64_t>(x);
-  const double frac = x - static_cast<double>(t);
-  std::int64_t r = t;
-  if (frac > 0.5 || (frac == 0.5 && (t & 1) != 0)) {
-    r = t + 1;
-  } else if (frac < -0.5 || (frac == -0.5 && (t & 1) != 0)) {
-    r = t - 1;
-  }
-  if (r < std::numeric_limits<std::int32_t>::min() || r > std::numeric_limits<std::int32_t>::max())
-    return std::numeric_limits<std::int32_t>::min();
-  return static_cast<std::int32_t>(r);
+  // fistp in round-to-nearest-even, without a branch: adding 1.5·2^52 gives a double whose last
+  // mantissa bit is worth 1, so the addition itself rounds x to an integer, ties to even (the default
+  // rounding mode, which the port never changes), and the double's low 32 bits are that integer as a
+  // two's-complement word (|x| < 2^51). Outside int32 after rounding, and for NaN, fistp stores the
+  // integer indefinite, 0x80000000: a select, not a branch.
+  const bool in_range = x >= -2147483648.5 && x < 2147483647.5;
+  const Fixed rounded = low_word(x + kRoundToInteger);
+  return in_range ? rounded : std::numeric_limits<std::int32_t>::min();
 }
 
 // FUN_004d41a0

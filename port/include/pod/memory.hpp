@@ -125,16 +125,22 @@ class Memory {
   void set_fast_page(std::uint32_t page, std::uint8_t* host);
 
  private:
+  // The table's address with its low bit set when the pages carry marks: one member read (which the
+  // compiler must repeat after each store, as a store of guest bytes may alias the Memory) gives both
+  // the table and the memory's kind, and the kind is a test of a register, not a second load.
+  static constexpr std::uintptr_t kMarkedBit = 1;
   template <unsigned N>
   std::uint64_t fast_load(GuestAddr a) {
     const unsigned off = a & (kPageSize - 1);
-    if (const std::uint8_t* p = pages_[a >> kPageBits]; p != nullptr && off <= kPageSize - N) {
-      std::uint64_t v = 0;
-      if (marked_) {
+    const std::uintptr_t tagged = tagged_pages_;
+    const std::uint8_t* p = reinterpret_cast<std::uint8_t* const*>(tagged & ~kMarkedBit)[a >> kPageBits];
+    if (p != nullptr && off <= kPageSize - N) {
+      if ((tagged & kMarkedBit) != 0) {
         std::uint64_t marks = 0;
         std::memcpy(&marks, p + kPageSize + off, N);
         if (marks != (N == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * N)) - 1)) return slow_load<N>(a);
       }
+      std::uint64_t v = 0;
       std::memcpy(&v, p + off, N);  // the guest's byte order is the host's (memory.cpp checks)
       return v;
     }
@@ -150,9 +156,13 @@ class Memory {
   template <unsigned N>
   void fast_store(GuestAddr a, std::uint64_t v) {
     const unsigned off = a & (kPageSize - 1);
-    if (std::uint8_t* p = pages_[a >> kPageBits]; p != nullptr && !marked_ && off <= kPageSize - N) {
-      std::memcpy(p + off, &v, N);
-      return;
+    const std::uintptr_t tagged = tagged_pages_;
+    if ((tagged & kMarkedBit) == 0) {
+      std::uint8_t* p = reinterpret_cast<std::uint8_t* const*>(tagged)[a >> kPageBits];
+      if (p != nullptr && off <= kPageSize - N) {
+        std::memcpy(p + off, &v, N);
+        return;
+      }
     }
     if constexpr (N == 1) store8_slow(a, static_cast<std::uint8_t>(v));
     if constexpr (N == 2) store16_slow(a, static_cast<std::uint16_t>(v));
@@ -164,8 +174,9 @@ class Memory {
     void operator()(std::uint8_t** p) const;
   };
   std::unique_ptr<std::uint8_t*[], FreePages> own_pages_;  // the table, when the Memory has one
-  std::uint8_t* const* pages_;                              // kPages entries: host bytes or nullptr
-  bool marked_ = false;                                     // the pages carry readable marks
+  // The table (kPages entries: host bytes or nullptr), its address | kMarkedBit when its pages carry
+  // readable marks (entries are pointers, so the address is even).
+  std::uintptr_t tagged_pages_ = 0;
 };
 
 /// Memory for a game (and for unit tests): a set of mapped ranges, each backed by its own bytes,
