@@ -8,9 +8,9 @@
 #include <toml++/toml.h>
 
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/disasm.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/machine.hpp"
+#include "lockstep/disasm/disasm.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/machine/machine.hpp"
 
 namespace lockstep::capture {
 namespace {

@@ -9,7 +9,7 @@
 #include "private_helpers.hpp"
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/driver.hpp"
-#include "lockstep/harness/disasm.hpp"
+#include "lockstep/disasm/disasm.hpp"
 
 namespace lockstep::capture {
 

@@ -1,6 +1,6 @@
 #include "lockstep/capture/captured_corpus.hpp"
 
-#include "lockstep/harness/corpus_profile.hpp"
+#include "lockstep/profile/corpus_profile.hpp"
 
 namespace lockstep::capture {
 

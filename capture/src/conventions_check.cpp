@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "lockstep/capture/rerun.hpp"
-#include "lockstep/harness/conventions.hpp"
+#include "lockstep/calls/conventions.hpp"
 
 namespace lockstep::capture {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "lockstep/base/parallel.hpp"
 #include "lockstep/capture/driver.hpp"
-#include "lockstep/harness/disasm.hpp"
+#include "lockstep/disasm/disasm.hpp"
 #include "private_helpers.hpp"
 
 namespace lockstep::capture {

@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::capture::detail {
 

@@ -16,8 +16,8 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/capture/state_log.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/tracer.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/live/tracer.hpp"
 
 #include "record_log.hpp"
 

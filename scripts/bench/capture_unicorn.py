@@ -8,7 +8,7 @@ at least 10x faster than this). Standard library + unicorn only.
                        [--driver NAME] [--digest FILE] [--no-top-frame]
 
 What it reproduces, step for step, of lockstep's capture (capture/src/capture.cpp, driver.cpp and the
-Unicorn machine, harness/src/machine/machine.cpp; docs: harness/docs/machine.md,
+Unicorn machine, harness/machine/src/machine.cpp; docs: harness/docs/machine.md,
 harness/docs/snapshot-format.md, capture/docs/state-log.md):
 
 - Inputs: the LKSNAP snapshot (header, zlib info block, every region inflated; CRC-32s checked), the

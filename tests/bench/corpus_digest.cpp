@@ -48,8 +48,8 @@
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/case_file.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace {
 

@@ -33,10 +33,10 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/capture/state_log.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/disasm.hpp"
-#include "lockstep/harness/machine.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/disasm/disasm.hpp"
+#include "lockstep/machine/machine.hpp"
 
 using namespace lockstep;
 using namespace lockstep::harness;

@@ -16,7 +16,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 namespace lockstep::test {
 

@@ -19,7 +19,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace {

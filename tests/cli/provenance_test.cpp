@@ -10,7 +10,7 @@
 #include "lockstep/capture/captured_corpus.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 namespace lockstep::test {
 namespace {

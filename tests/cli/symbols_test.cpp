@@ -15,8 +15,8 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/profile_symbols.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/profile/profile_symbols.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace {

@@ -8,8 +8,8 @@
 
 #include "coverage_fixture.hpp"
 #include "lockstep/capture/coverage_run.hpp"
-#include "lockstep/harness/coverage.hpp"
-#include "lockstep/harness/disasm.hpp"
+#include "lockstep/coverage/coverage.hpp"
+#include "lockstep/disasm/disasm.hpp"
 
 namespace lockstep::coverage_test {
 namespace {

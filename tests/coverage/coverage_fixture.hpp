@@ -17,9 +17,9 @@
 #include "fixture.hpp"  // tests/machine: kCode, kData, kStack, make_snapshot, assemble, le32, watcom_call
 #include "lockstep/capture/capture.hpp"
 #include "lockstep/cases/case.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::coverage_test {
 

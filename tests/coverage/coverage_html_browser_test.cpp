@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/coverage_report.hpp"
-#include "lockstep/harness/progress.hpp"
+#include "lockstep/coverage/coverage_report.hpp"
+#include "lockstep/progress/progress.hpp"
 #include "sample_report.hpp"
 
 namespace lockstep::harness::test {

@@ -21,7 +21,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "lockstep/harness/coverage_report.hpp"
+#include "lockstep/coverage/coverage_report.hpp"
 #include "sample_report.hpp"
 
 namespace lockstep::harness::test {

@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "lockstep/harness/coverage.hpp"
-#include "lockstep/harness/disasm.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/coverage/coverage.hpp"
+#include "lockstep/disasm/disasm.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::harness::test {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <span>
 
-#include "lockstep/harness/elf_core.hpp"
-#include "lockstep/harness/elf_exec.hpp"
+#include "lockstep/readers/elf_core.hpp"
+#include "lockstep/readers/elf_exec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   lockstep::harness::ElfCoreOptions options;

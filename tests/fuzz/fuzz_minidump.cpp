@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <span>
 
-#include "lockstep/harness/minidump.hpp"
+#include "lockstep/readers/minidump.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto snap = lockstep::harness::read_minidump(std::span(data, size), "fuzz.dmp");

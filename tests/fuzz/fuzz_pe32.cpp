@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <span>
 
-#include "lockstep/harness/pe32.hpp"
+#include "lockstep/readers/pe32.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace lockstep::harness;

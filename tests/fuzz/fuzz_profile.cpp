@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace lockstep::harness;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "lockstep/harness/snapshot_file.hpp"
+#include "lockstep/snapshot/snapshot_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace lockstep::harness;

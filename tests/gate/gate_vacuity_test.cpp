@@ -15,9 +15,9 @@
 
 #include "lockstep/cases/compare.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/replay/replay.hpp"
 #include "pod/bindings/bindings.hpp"
 #include "pod/drive.hpp"
 #include "pod/math.hpp"

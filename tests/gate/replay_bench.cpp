@@ -28,7 +28,7 @@
 
 #include "lockstep/cases/compare.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/replay/replay.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/replay/replay.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace {

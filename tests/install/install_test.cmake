@@ -20,7 +20,7 @@ function(expect name output regex)
 endfunction()
 
 step("cmake --install" ${CMAKE_COMMAND} --install "${LOCKSTEP_BUILD_DIR}" --prefix "${prefix}")
-foreach(header lockstep/harness/load.hpp lockstep/cli/cli.hpp lockstep/testing/gate.hpp)
+foreach(header lockstep/load/load.hpp lockstep/cli/cli.hpp lockstep/testing/gate.hpp)
   if(NOT EXISTS "${prefix}/include/${header}")
     message(FATAL_ERROR "install test: ${header} missing under ${prefix}/include")
   endif()

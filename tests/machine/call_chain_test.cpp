@@ -1,4 +1,4 @@
-// The call chain a fault report reads back from the stack (harness/src/machine/faults.hpp), without
+// The call chain a fault report reads back from the stack (harness/machine/src/faults.hpp), without
 // Unicorn: guest bytes from a map. Expected values: the x86 encodings of `call rel32` (e8) and
 // `call [ebx + 8]` (ff 53 08, ModRM mod 01 reg 2 rm 3).
 #include <gtest/gtest.h>

@@ -16,10 +16,10 @@
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
 #include "standin_process.hpp"
 
 namespace lockstep::capture {

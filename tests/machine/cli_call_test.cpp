@@ -5,7 +5,7 @@
 
 #include "fixture.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 namespace lockstep::harness::test {
 namespace {

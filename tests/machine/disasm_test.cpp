@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "fixture.hpp"
-#include "lockstep/harness/data_slice.hpp"
-#include "lockstep/harness/disasm.hpp"
+#include "lockstep/disasm/data_slice.hpp"
+#include "lockstep/disasm/disasm.hpp"
 
 namespace lockstep::harness::test {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/machine.hpp"
+#include "lockstep/machine/machine.hpp"
 
 namespace lockstep::harness::test {
 

@@ -1,4 +1,4 @@
-// The machine's own pages and descriptor tables, planned without Unicorn (harness/src/machine:
+// The machine's own pages and descriptor tables, planned without Unicorn (harness/machine/src:
 // harness_pages.hpp, descriptor_tables.hpp). Expected values come from harness/docs/machine.md (the
 // order of the areas, the guard pages) and the Intel SDM's segment descriptor format (access bytes:
 // present, DPL, S, type), decoded here with the snapshot model's LdtEntry.

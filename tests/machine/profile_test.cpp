@@ -1,9 +1,9 @@
 // The profile reader and labels.
 #include <gtest/gtest.h>
 
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/values.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/profile/values.hpp"
 
 namespace lockstep::harness {
 namespace {

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "fixture.hpp"
-#include "lockstep/harness/disasm.hpp"
+#include "lockstep/disasm/disasm.hpp"
 
 namespace lockstep::harness::test {
 namespace {

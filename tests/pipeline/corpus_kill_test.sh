@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "$1" && pwd)"
 kills="${2:-24}"
-lockstep="$build/port/cli/lockstep"
+lockstep="$build/port/lockstep/lockstep"
 profile="$root/harness/profiles/pod.toml"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -22,8 +22,8 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace {

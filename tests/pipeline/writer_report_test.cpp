@@ -15,11 +15,11 @@
 
 #include "lockstep/cases/case_file.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/data_slice.hpp"
-#include "lockstep/harness/disasm.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/disasm/data_slice.hpp"
+#include "lockstep/disasm/disasm.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/replay/replay.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace {

@@ -15,7 +15,7 @@
 #include "lockstep/capture/call_list.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/replay/replay.hpp"
 
 namespace lockstep::capture {
 namespace {

@@ -10,7 +10,7 @@
 #include "builders.hpp"
 #include "lockstep/base/io.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 namespace lockstep::cli {
 namespace {

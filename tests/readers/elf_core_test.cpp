@@ -7,7 +7,7 @@
 
 #include "builders.hpp"
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/elf_core.hpp"
+#include "lockstep/readers/elf_core.hpp"
 
 namespace lockstep::harness {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/elf_exec.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/readers/elf_exec.hpp"
+#include "lockstep/load/load.hpp"
 
 namespace lockstep::harness {
 namespace {

@@ -21,8 +21,8 @@
 #include <thread>
 #include <tuple>
 
-#include "lockstep/harness/elf_core.hpp"
-#include "lockstep/harness/live.hpp"
+#include "lockstep/readers/elf_core.hpp"
+#include "lockstep/live/live.hpp"
 
 namespace lockstep::harness {
 namespace {

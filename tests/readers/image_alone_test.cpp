@@ -16,9 +16,9 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/pe32.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/readers/pe32.hpp"
 #include "pe/fixmul.h"
 
 namespace lockstep::harness {

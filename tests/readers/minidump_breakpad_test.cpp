@@ -8,7 +8,7 @@
 
 #include "breakpad_dump_out.hpp"
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/minidump.hpp"
+#include "lockstep/readers/minidump.hpp"
 
 namespace lockstep::harness {
 namespace {

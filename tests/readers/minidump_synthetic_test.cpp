@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "builders.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/minidump.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/readers/minidump.hpp"
 
 namespace lockstep::harness {
 namespace {

@@ -7,8 +7,8 @@
 #include <regex>
 #include <sstream>
 
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/pe32.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/readers/pe32.hpp"
 #include "pe/fixmul.h"
 
 namespace lockstep::harness {

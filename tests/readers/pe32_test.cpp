@@ -14,7 +14,7 @@
 #include <string>
 
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/pe32.hpp"
+#include "lockstep/readers/pe32.hpp"
 #include "builders.hpp"
 #include "pe/fixmul.h"
 

@@ -18,7 +18,7 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/symbol_check.hpp"
+#include "lockstep/profile/symbol_check.hpp"
 
 namespace lockstep {
 namespace {

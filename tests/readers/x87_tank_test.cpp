@@ -23,9 +23,9 @@
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cases/replay_memory.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/replay/replay.hpp"
 #include "lockstep/x87/extended.hpp"
 
 namespace lockstep {

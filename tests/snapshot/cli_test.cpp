@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 extern char** environ;
 

@@ -23,8 +23,8 @@
 #include <string>
 
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/live.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/live/live.hpp"
+#include "lockstep/load/load.hpp"
 
 extern char** environ;
 

@@ -32,7 +32,7 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 extern char** environ;
 

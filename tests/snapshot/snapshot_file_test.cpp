@@ -9,8 +9,8 @@
 
 #include "lockstep/base/byte_reader.hpp"
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/snapshot_file.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/snapshot/snapshot_file.hpp"
 
 namespace lockstep::harness {
 namespace {

@@ -19,9 +19,9 @@
 
 #include <unistd.h>
 
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 #include "twin_machine.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 #include "pod/memory.hpp"
 #include "pod/step.hpp"
 

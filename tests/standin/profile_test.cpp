@@ -14,7 +14,7 @@ extern "C" {
 
 #include <toml++/toml.h>
 
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "lockstep/harness/live.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/live/live.hpp"
+#include "lockstep/load/load.hpp"
 
 namespace standin_test {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lockstep/base/result.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 namespace standin_test {
 

@@ -28,7 +28,7 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/capture/state_log.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 #include "standin_process.hpp"
 
 namespace {

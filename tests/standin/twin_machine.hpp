@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 #include "standin_process.hpp"
 
 namespace standin_test {

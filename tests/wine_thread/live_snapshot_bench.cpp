@@ -23,7 +23,7 @@
 
 #include <fmt/format.h>
 
-#include "lockstep/harness/live.hpp"
+#include "lockstep/live/live.hpp"
 
 extern char** environ;
 

@@ -33,8 +33,8 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/live.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/live/live.hpp"
+#include "lockstep/load/load.hpp"
 
 extern char** environ;
 

@@ -6,10 +6,10 @@
 
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/cases/arguments.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
 
 #include "command.hpp"
 #include "image_option.hpp"

@@ -18,9 +18,9 @@
 #include "lockstep/capture/captured_corpus.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/profile/profile.hpp"
 
 #include "command.hpp"
 #include "corpus_profile.hpp"

@@ -10,8 +10,8 @@
 
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/capture/state_log.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/profile/profile.hpp"
 
 #include "command.hpp"
 #include "image_option.hpp"

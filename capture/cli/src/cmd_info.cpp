@@ -7,7 +7,7 @@
 
 #include <fmt/ostream.h>
 
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 #include "command.hpp"
 #include "image_option.hpp"

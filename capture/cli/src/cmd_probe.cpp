@@ -12,8 +12,8 @@
 // corpus_search.hpp); the command reads its inputs, calls them and prints.
 #include <fmt/ostream.h>
 
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/replay/replay.hpp"
 
 #include "command.hpp"
 #include "corpus_args.hpp"

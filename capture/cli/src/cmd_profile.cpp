@@ -6,9 +6,9 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/numbers.hpp"
-#include "lockstep/harness/conventions.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/profile_symbols.hpp"
+#include "lockstep/calls/conventions.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/profile/profile_symbols.hpp"
 
 #include "command.hpp"
 

@@ -6,10 +6,10 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/profile_symbols.hpp"
-#include "lockstep/harness/progress.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/profile/profile_symbols.hpp"
+#include "lockstep/progress/progress.hpp"
 
 #include "command.hpp"
 #include "numeric_option.hpp"

@@ -8,7 +8,7 @@
 #include <fmt/ostream.h>
 
 #include "lockstep/capture/record.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 #include "command.hpp"
 #include "numeric_option.hpp"

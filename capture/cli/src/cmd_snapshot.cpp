@@ -8,8 +8,8 @@
 
 #include <fmt/ostream.h>
 
-#include "lockstep/harness/live.hpp"
-#include "lockstep/harness/load.hpp"
+#include "lockstep/live/live.hpp"
+#include "lockstep/load/load.hpp"
 
 #include "command.hpp"
 #include "image_option.hpp"

@@ -1,7 +1,7 @@
 #include "corpus_args.hpp"
 
 #include "lockstep/base/numbers.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::cli {
 

@@ -9,7 +9,7 @@
 
 #include "lockstep/base/result.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 namespace lockstep::cli {
 

@@ -3,7 +3,7 @@
 #include <fmt/ostream.h>
 
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/corpus_profile.hpp"
+#include "lockstep/profile/corpus_profile.hpp"
 
 namespace lockstep::cli {
 

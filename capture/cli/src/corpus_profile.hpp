@@ -11,7 +11,7 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::cli {
 

@@ -2,9 +2,9 @@
 
 #include <fmt/ostream.h>
 
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/pe32.hpp"
-#include "lockstep/harness/symbol_check.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/readers/pe32.hpp"
+#include "lockstep/profile/symbol_check.hpp"
 
 namespace lockstep::cli {
 

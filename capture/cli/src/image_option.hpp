@@ -1,6 +1,6 @@
 // `--image EXE` for every command that takes a snapshot: maps the original's PE32 image over the
 // snapshot after loading it (code and read-only data from the file, writable sections from the
-// snapshot; see lockstep/harness/pe32.hpp map_image_over). One helper so every command spells the
+// snapshot; see lockstep/readers/pe32.hpp map_image_over). One helper so every command spells the
 // option, its help and its report the same way.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "lockstep/base/result.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 #include "command.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/base/parallel.hpp"
-#include "lockstep/harness/machine.hpp"
+#include "lockstep/machine/machine.hpp"
 
 #include "run_limits.hpp"  // add_run_limits, with the other numeric options
 

@@ -13,10 +13,10 @@
 #include "lockstep/cases/binding.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 namespace lockstep::cli::probe {
 

@@ -6,8 +6,8 @@
 
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/capture/rerun.hpp"
-#include "lockstep/harness/replay.hpp"
-#include "lockstep/harness/values.hpp"
+#include "lockstep/replay/replay.hpp"
+#include "lockstep/profile/values.hpp"
 
 #include "corpus_args.hpp"
 #include "probe.hpp"

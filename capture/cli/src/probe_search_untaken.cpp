@@ -5,7 +5,7 @@
 #include <fmt/ostream.h>
 
 #include "lockstep/capture/corpus_search.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/replay/replay.hpp"
 
 #include "corpus_args.hpp"
 #include "probe.hpp"

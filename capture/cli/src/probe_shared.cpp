@@ -3,7 +3,7 @@
 
 #include "lockstep/capture/corpus_search.hpp"
 #include "lockstep/cases/compare.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/replay/replay.hpp"
 
 #include "corpus_profile.hpp"
 #include "probe.hpp"

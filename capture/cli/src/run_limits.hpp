@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "lockstep/harness/machine.hpp"
+#include "lockstep/machine/machine.hpp"
 
 namespace lockstep::cli {
 

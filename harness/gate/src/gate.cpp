@@ -18,11 +18,11 @@
 #include "lockstep/base/io.hpp"
 #include "lockstep/base/numbers.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/corpus_profile.hpp"
-#include "lockstep/harness/exclusions.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/profile/corpus_profile.hpp"
+#include "lockstep/replay/exclusions.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/replay/replay.hpp"
 
 namespace lockstep::testing {
 namespace {

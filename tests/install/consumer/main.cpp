@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "lockstep/harness/load.hpp"
+#include "lockstep/load/load.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;

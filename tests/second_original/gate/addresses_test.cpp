@@ -9,7 +9,7 @@
 #include <string>
 
 #include "crawl/layout.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace {
 

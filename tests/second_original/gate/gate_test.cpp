@@ -14,9 +14,9 @@
 #include "crawl/bindings.hpp"
 #include "crawl/game.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/replay.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/replay/replay.hpp"
 
 namespace {
 

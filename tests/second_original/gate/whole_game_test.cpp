@@ -13,9 +13,9 @@
 
 #include "crawl/bindings.hpp"
 #include "crawl/game.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/pe32.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/readers/pe32.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace {
 

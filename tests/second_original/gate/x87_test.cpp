@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "crawl/x87.hpp"
-#include "lockstep/harness/pe32.hpp"
+#include "lockstep/readers/pe32.hpp"
 
 namespace {
 

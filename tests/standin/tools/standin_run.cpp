@@ -49,8 +49,8 @@
 #include <unicorn/unicorn.h>
 
 #include "lockstep/base/io.hpp"
-#include "lockstep/harness/load.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/load/load.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 namespace {
 

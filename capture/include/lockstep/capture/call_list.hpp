@@ -12,8 +12,8 @@
 
 #include "lockstep/base/result.hpp"
 #include "lockstep/capture/capture.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 namespace lockstep::capture {
 

@@ -18,9 +18,9 @@
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/case.hpp"
 #include "lockstep/cases/case_file.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/recorder.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/calls/recorder.hpp"
 
 namespace lockstep::capture {
 

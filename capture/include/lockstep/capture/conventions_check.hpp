@@ -19,8 +19,8 @@
 
 #include "lockstep/base/result.hpp"
 #include "lockstep/cases/case_file.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::capture {
 

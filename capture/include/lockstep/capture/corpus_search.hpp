@@ -18,9 +18,9 @@
 #include "lockstep/capture/search.hpp"
 #include "lockstep/cases/binding.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/profile.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/profile/profile.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 namespace lockstep::capture {
 

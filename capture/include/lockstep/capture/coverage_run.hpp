@@ -1,6 +1,6 @@
 // Coverage of the original over a corpus (every case re-run from its own state) or over the driver's
 // whole runs of a state log. The collector and the reports live in the harness
-// (lockstep/harness/coverage.hpp, coverage_report.hpp); this layer supplies the runs.
+// (lockstep/coverage/coverage.hpp, coverage_report.hpp); this layer supplies the runs.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +14,8 @@
 #include "lockstep/capture/rerun.hpp"
 #include "lockstep/capture/state_log.hpp"
 #include "lockstep/cases/corpus.hpp"
-#include "lockstep/harness/coverage.hpp"
-#include "lockstep/harness/labels.hpp"
+#include "lockstep/coverage/coverage.hpp"
+#include "lockstep/profile/labels.hpp"
 
 namespace lockstep::capture {
 

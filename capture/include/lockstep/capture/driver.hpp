@@ -13,9 +13,9 @@
 
 #include "lockstep/base/result.hpp"
 #include "lockstep/capture/state_log.hpp"
-#include "lockstep/harness/labels.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/labels.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::capture {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "lockstep/base/result.hpp"
-#include "lockstep/harness/live.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/live/live.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::capture {
 

@@ -21,8 +21,8 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/capture/driver.hpp"
 #include "lockstep/cases/case.hpp"
-#include "lockstep/harness/machine.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::capture {
 

@@ -37,8 +37,8 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/cases/case_file.hpp"
-#include "lockstep/harness/coverage.hpp"
-#include "lockstep/harness/labels.hpp"
+#include "lockstep/coverage/coverage.hpp"
+#include "lockstep/profile/labels.hpp"
 
 namespace lockstep::capture {
 

@@ -20,7 +20,7 @@
 #include <map>
 
 #include "lockstep/base/result.hpp"
-#include "lockstep/harness/snapshot.hpp"
+#include "lockstep/snapshot/snapshot.hpp"
 
 namespace lockstep::capture {
 

@@ -14,7 +14,7 @@
 //   }
 //
 // and in CMake: `target_link_libraries(mygame_lockstep PRIVATE lockstep::cli mygame_bindings)`.
-// The shipped `lockstep` executable is exactly that with POD's bindings (port/cli/main.cpp).
+// The shipped `lockstep` executable is exactly that with POD's bindings (port/lockstep/main.cpp).
 #pragma once
 
 #include <iosfwd>

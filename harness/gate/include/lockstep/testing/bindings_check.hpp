@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "lockstep/cases/binding.hpp"
-#include "lockstep/harness/profile.hpp"
+#include "lockstep/profile/profile.hpp"
 
 namespace lockstep::testing {
 

@@ -1,2 +1,2 @@
 #include "lockstep/capture/capture.hpp"
-#include "lockstep/harness/machine.hpp"
+#include "lockstep/machine/machine.hpp"

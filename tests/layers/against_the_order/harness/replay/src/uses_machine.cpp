@@ -1,0 +1,3 @@
+#include "lockstep/machine/machine.hpp"
+#include "lockstep/disasm/disasm.hpp"
+#include "lockstep/profile/labels.hpp"
