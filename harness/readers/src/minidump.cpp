@@ -474,6 +474,110 @@ Result<Minidump> parse_minidump(std::span<const std::uint8_t> bytes, std::string
   return Parser(bytes, what, limits).run();
 }
 
+namespace {
+
+/// The regions' protections from the MemoryInfoList (read-write without one): its entries inside
+/// 4 GiB and apart.
+Status apply_memory_info(const Minidump& dump, std::string_view what, Snapshot& snap) {
+  auto& notes = snap.meta.notes;
+  if (!dump.has_memory_info) {
+    notes.push_back("no MemoryInfoList stream: every region is read-write (map the .EXE over it for code "
+                    "protections)");
+    return {};
+  }
+  std::vector<MinidumpMemoryInfo> info = dump.memory_info;
+  std::stable_sort(info.begin(), info.end(), [](const auto& a, const auto& b) { return a.base < b.base; });
+  std::uint64_t prev_end = 0;
+  for (std::size_t i = 0; i < info.size(); ++i) {
+    const auto& mi = info[i];
+    if (mi.base >= readers::kAddressSpaceEnd || mi.region_size > readers::kAddressSpaceEnd - mi.base)
+      return Error::make(Errc::kMalformed, "{}: MemoryInfoList entry at 0x{:x}, 0x{:x} bytes, wraps past 4 GiB", what,
+                         mi.base, mi.region_size);
+    if (mi.base < prev_end)
+      return Error::make(Errc::kMalformed, "{}: MemoryInfoList entries overlap at 0x{:x} (the previous ends at 0x{:x})",
+                         what, mi.base, prev_end);
+    prev_end = mi.base + mi.region_size;
+  }
+  std::vector<readers::ProtRange> ranges;
+  ranges.reserve(info.size());
+  for (const auto& mi : info)
+    if (mi.region_size) ranges.push_back({mi.base, mi.base + mi.region_size, prot_from_windows(mi.state, mi.protect)});
+  // Bytes no entry describes keep read-write.
+  const std::uint64_t undescribed = readers::apply_protection_map(snap.regions, ranges);
+  if (undescribed)
+    notes.push_back(fmt::format("0x{:x} dumped bytes lie outside every MemoryInfoList entry: read-write", undescribed));
+
+  return {};
+}
+
+/// A thread's registers and FPU state from its CONTEXT, by the parts its ContextFlags say it holds
+/// (noted when some are left out).
+void registers_from_context(const MinidumpContextX86& c, std::uint32_t thread_id, Thread& th,
+                            std::vector<std::string>& notes) {
+  const std::uint32_t fl = c.context_flags;
+  std::vector<std::string_view> missing;
+  if (fl & MinidumpContextX86::kControl) {
+    th.ebp = c.ebp;
+    th.eip = c.eip;
+    th.cs = static_cast<std::uint16_t>(c.cs);
+    th.eflags = c.eflags;
+    th.esp = c.esp;
+    th.ss = static_cast<std::uint16_t>(c.ss);
+  } else {
+    missing.push_back("CONTROL");
+  }
+  if (fl & MinidumpContextX86::kInteger) {
+    th.edi = c.edi;
+    th.esi = c.esi;
+    th.ebx = c.ebx;
+    th.edx = c.edx;
+    th.ecx = c.ecx;
+    th.eax = c.eax;
+  } else {
+    missing.push_back("INTEGER");
+  }
+  if (fl & MinidumpContextX86::kSegments) {
+    th.gs = static_cast<std::uint16_t>(c.gs);
+    th.fs = static_cast<std::uint16_t>(c.fs);
+    th.es = static_cast<std::uint16_t>(c.es);
+    th.ds = static_cast<std::uint16_t>(c.ds);
+  } else {
+    missing.push_back("SEGMENTS");
+  }
+  const bool have_fsave = fl & MinidumpContextX86::kFloatingPoint;
+  const bool have_fxsave = (fl & MinidumpContextX86::kExtendedRegisters) && c.has_extended_area;
+  if (have_fsave) {
+    // FLOATING_SAVE_AREA has Linux's user_i387_struct layout plus Cr0NpxState.
+    std::array<std::uint8_t, 108> img{};
+    auto put32 = [&img](std::size_t off, std::uint32_t v) {
+      for (int k = 0; k < 4; ++k) img[off + k] = static_cast<std::uint8_t>(v >> (8 * k));
+    };
+    put32(0, c.float_save.control_word);
+    put32(4, c.float_save.status_word);
+    put32(8, c.float_save.tag_word);
+    std::copy(c.float_save.register_area.begin(), c.float_save.register_area.end(), img.begin() + 28);
+    th.x87 = readers::x87_from_fsave(img);
+  } else if (have_fxsave) {
+    th.x87 = *x87_from_fxsave(c.extended_registers);  // 512 bytes: always a state
+  }
+  th.x87_valid = have_fsave || have_fxsave;
+  if (have_fxsave) th.x87.mxcsr = le32(c.extended_registers, 24);
+  if (!have_fsave && !have_fxsave) {
+    missing.push_back("FLOATING_POINT");
+    notes.push_back(fmt::format("thread 0x{:x}: no FPU state in the context (Wine writes CONTEXT_FULL only): "
+                                "Windows defaults FCW 0x027f, MXCSR 0x1f80",
+                                thread_id));
+  } else if (!have_fxsave) {
+    notes.push_back(fmt::format("thread 0x{:x}: no ExtendedRegisters in the context: MXCSR 0x1f80 (default)",
+                                thread_id));
+  }
+  if (!missing.empty() && missing.size() < 4)
+    notes.push_back(fmt::format("thread 0x{:x}: ContextFlags 0x{:08x} leave out {}: those registers are zero",
+                                thread_id, fl, fmt::join(missing, ", ")));
+}
+
+}  // namespace
+
 Result<Snapshot> minidump_to_snapshot(const Minidump& dump, std::span<const std::uint8_t> bytes,
                                       std::string_view what) {
   Snapshot snap;
@@ -491,32 +595,7 @@ Result<Snapshot> minidump_to_snapshot(const Minidump& dump, std::span<const std:
   }
   snap.regions = assembler.take();
 
-  if (dump.has_memory_info) {
-    std::vector<MinidumpMemoryInfo> info = dump.memory_info;
-    std::stable_sort(info.begin(), info.end(), [](const auto& a, const auto& b) { return a.base < b.base; });
-    std::uint64_t prev_end = 0;
-    for (std::size_t i = 0; i < info.size(); ++i) {
-      const auto& mi = info[i];
-      if (mi.base >= readers::kAddressSpaceEnd || mi.region_size > readers::kAddressSpaceEnd - mi.base)
-        return Error::make(Errc::kMalformed, "{}: MemoryInfoList entry at 0x{:x}, 0x{:x} bytes, wraps past 4 GiB", what,
-                           mi.base, mi.region_size);
-      if (mi.base < prev_end)
-        return Error::make(Errc::kMalformed, "{}: MemoryInfoList entries overlap at 0x{:x} (the previous ends at 0x{:x})",
-                           what, mi.base, prev_end);
-      prev_end = mi.base + mi.region_size;
-    }
-    std::vector<readers::ProtRange> ranges;
-    ranges.reserve(info.size());
-    for (const auto& mi : info)
-      if (mi.region_size) ranges.push_back({mi.base, mi.base + mi.region_size, prot_from_windows(mi.state, mi.protect)});
-    // Bytes no entry describes keep read-write.
-    const std::uint64_t undescribed = readers::apply_protection_map(snap.regions, ranges);
-    if (undescribed)
-      notes.push_back(fmt::format("0x{:x} dumped bytes lie outside every MemoryInfoList entry: read-write", undescribed));
-  } else {
-    notes.push_back("no MemoryInfoList stream: every region is read-write (map the .EXE over it for code "
-                    "protections)");
-  }
+  LOCKSTEP_TRY_STATUS(apply_memory_info(dump, what, snap));
 
   for (const auto& m : dump.modules) {
     snap.meta.modules.push_back(Module{m.name, static_cast<GuestAddr>(m.base), m.size});
@@ -537,69 +616,7 @@ Result<Snapshot> minidump_to_snapshot(const Minidump& dump, std::span<const std:
     th.x87.control = 0x027f;  // Windows' thread defaults, kept unless the context has FPU state
     th.x87.mxcsr = 0x1f80;
     th.x87_valid = false;
-    if (t.context) {
-      const auto& c = *t.context;
-      const std::uint32_t fl = c.context_flags;
-      std::vector<std::string_view> missing;
-      if (fl & MinidumpContextX86::kControl) {
-        th.ebp = c.ebp;
-        th.eip = c.eip;
-        th.cs = static_cast<std::uint16_t>(c.cs);
-        th.eflags = c.eflags;
-        th.esp = c.esp;
-        th.ss = static_cast<std::uint16_t>(c.ss);
-      } else {
-        missing.push_back("CONTROL");
-      }
-      if (fl & MinidumpContextX86::kInteger) {
-        th.edi = c.edi;
-        th.esi = c.esi;
-        th.ebx = c.ebx;
-        th.edx = c.edx;
-        th.ecx = c.ecx;
-        th.eax = c.eax;
-      } else {
-        missing.push_back("INTEGER");
-      }
-      if (fl & MinidumpContextX86::kSegments) {
-        th.gs = static_cast<std::uint16_t>(c.gs);
-        th.fs = static_cast<std::uint16_t>(c.fs);
-        th.es = static_cast<std::uint16_t>(c.es);
-        th.ds = static_cast<std::uint16_t>(c.ds);
-      } else {
-        missing.push_back("SEGMENTS");
-      }
-      const bool have_fsave = fl & MinidumpContextX86::kFloatingPoint;
-      const bool have_fxsave = (fl & MinidumpContextX86::kExtendedRegisters) && c.has_extended_area;
-      if (have_fsave) {
-        // FLOATING_SAVE_AREA has Linux's user_i387_struct layout plus Cr0NpxState.
-        std::array<std::uint8_t, 108> img{};
-        auto put32 = [&img](std::size_t off, std::uint32_t v) {
-          for (int k = 0; k < 4; ++k) img[off + k] = static_cast<std::uint8_t>(v >> (8 * k));
-        };
-        put32(0, c.float_save.control_word);
-        put32(4, c.float_save.status_word);
-        put32(8, c.float_save.tag_word);
-        std::copy(c.float_save.register_area.begin(), c.float_save.register_area.end(), img.begin() + 28);
-        th.x87 = readers::x87_from_fsave(img);
-      } else if (have_fxsave) {
-        th.x87 = *x87_from_fxsave(c.extended_registers);  // 512 bytes: always a state
-      }
-      th.x87_valid = have_fsave || have_fxsave;
-      if (have_fxsave) th.x87.mxcsr = le32(c.extended_registers, 24);
-      if (!have_fsave && !have_fxsave) {
-        missing.push_back("FLOATING_POINT");
-        notes.push_back(fmt::format("thread 0x{:x}: no FPU state in the context (Wine writes CONTEXT_FULL only): "
-                                    "Windows defaults FCW 0x027f, MXCSR 0x1f80",
-                                    t.thread_id));
-      } else if (!have_fxsave) {
-        notes.push_back(fmt::format("thread 0x{:x}: no ExtendedRegisters in the context: MXCSR 0x1f80 (default)",
-                                    t.thread_id));
-      }
-      if (!missing.empty() && missing.size() < 4)
-        notes.push_back(fmt::format("thread 0x{:x}: ContextFlags 0x{:08x} leave out {}: those registers are zero",
-                                    t.thread_id, fl, fmt::join(missing, ", ")));
-    }
+    if (t.context) registers_from_context(*t.context, t.thread_id, th, notes);
     // NT_TIB.Self at TEB+0x18 points back at the TEB: the check that the FS base is right.
     auto self = th.fs_base <= 0xFFFFFFFBu - 0x18u ? snap.read(th.fs_base + 0x18u, 4)
                                                    : Result<std::vector<std::uint8_t>>(Error{Errc::kNotFound, ""});
