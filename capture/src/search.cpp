@@ -160,189 +160,247 @@ std::uint64_t distance(GuestAddr a, const std::vector<GuestAddr>& to) {
   return best;
 }
 
-}  // namespace
+// A start case with mutations applied: memory ones as pokes, register ones in the entry registers
+// (marked in the case's poked_registers).
+struct Variant {
+  cases::Case c;
+  std::vector<cases::Poke> pokes;
+};
 
-Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file, const EdgeGoal& goal,
-                                 const harness::Labeler* labels, const SearchOptions& options) {
-  harness::CoverageCollector& cov = runner.collector();
-  const harness::BranchSite* site = nullptr;
-  for (const auto& f : cov.functions())
-    if (const auto* b = f.branch_at(goal.branch)) site = b;
-  if (!site)
-    return Error::make(Errc::kNotFound, "0x{:08x} is not a conditional branch of 0x{:08x} ({}); `lockstep coverage` lists "
-                       "its branches",
-                       goal.branch, file.function, file.name);
-  SearchResult res;
-  const harness::Edge other = goal.edge == harness::Edge::kTaken ? harness::Edge::kFallthrough : harness::Edge::kTaken;
-  auto counts = [&] { return std::pair{cov.count(goal.branch, goal.edge), cov.count(goal.branch, other)}; };
+using Chosen = std::vector<std::pair<const Field*, const Mutation*>>;
 
-  // Runs one state; true when the wanted edge was followed.
-  std::optional<Rerun> last;
-  auto attempt = [&](const cases::Case& c, std::vector<cases::Poke> pokes, bool* reached) -> Result<bool> {
+Variant with_mutations(const cases::Case& start, const Chosen& muts) {
+  Variant v{start, {}};
+  for (const auto& [f, m] : muts) {
+    if (f->reg) {
+      std::uint32_t value = 0;
+      std::memcpy(&value, m->bytes.data(), 4);
+      cases::poke_register(v.c, *f->reg, value);
+    } else {
+      v.pokes.push_back({f->start, m->bytes});
+    }
+  }
+  return v;
+}
+
+// Records a compared call's argument registers point into: [pointer, pointer + kRecordReach).
+constexpr std::uint32_t kRecordReach = 0x40;
+
+// One search for states that follow one edge of one branch: the start cases that reach the branch,
+// then each input field mutated alone, then random pairs and triples, within the run budget.
+class EdgeSearcher {
+ public:
+  EdgeSearcher(CaseRunner& runner, const cases::CaseFile& file, const EdgeGoal& goal, const harness::BranchSite& site,
+               const harness::Labeler* labels, const SearchOptions& options)
+      : runner_(runner), cov_(runner.collector()), file_(file), goal_(goal), site_(site), labels_(labels),
+        options_(options), rng_(options.seed),
+        other_(goal.edge == harness::Edge::kTaken ? harness::Edge::kFallthrough : harness::Edge::kTaken) {}
+
+  Result<SearchResult> run() {
+    LOCKSTEP_TRY(bool done, find_starts());
+    if (done || starts_.empty()) return std::move(res_);
+    survey_condition();
+    for (const cases::Case* c : starts_) {
+      std::vector<Field> fields = ordered_fields(*c);
+      LOCKSTEP_TRY(bool single_done, try_single_fields(*c, fields));
+      if (single_done) return std::move(res_);
+      LOCKSTEP_TRY(bool combined_done, try_combinations(*c, fields));
+      if (combined_done) return std::move(res_);
+    }
+    return std::move(res_);
+  }
+
+ private:
+  std::pair<std::uint64_t, std::uint64_t> counts() const {
+    return {cov_.count(goal_.branch, goal_.edge), cov_.count(goal_.branch, other_)};
+  }
+
+  // Runs one state; true when the wanted edge was followed (and the call returned).
+  Result<bool> attempt(const cases::Case& c, const std::vector<cases::Poke>& pokes, bool* reached) {
     const auto before = counts();
     std::vector<cases::Poke> all = c.pokes;
     all.insert(all.end(), pokes.begin(), pokes.end());
-    LOCKSTEP_TRY(Rerun r, runner.run(c, all));
-    ++res.runs;
+    LOCKSTEP_TRY(Rerun r, runner_.run(c, all));
+    ++res_.runs;
     const auto after = counts();
     if (reached) *reached = after != before;
     const bool hit = after.first != before.first && r.outcome.returned();
-    if (hit) last = std::move(r);
+    if (hit) last_ = std::move(r);
     return hit;
-  };
-
-  // 1. Start cases that reach the branch.
-  std::vector<const cases::Case*> starts;
-  for (const cases::Case& c : file.cases) {
-    if (starts.size() >= options.start_cases || res.runs >= options.budget) break;
-    bool reached = false;
-    LOCKSTEP_TRY(bool hit, attempt(c, {}, &reached));
-    if (hit) {
-      res.already_taken = true;
-      res.start_case = c.id;
-      return res;
-    }
-    if (reached) starts.push_back(&c);
   }
-  res.reaching_cases = static_cast<std::uint32_t>(starts.size());
-  if (starts.empty()) return res;
+
+  // 1. Start cases that reach the branch; true when one already follows the wanted edge.
+  Result<bool> find_starts() {
+    for (const cases::Case& c : file_.cases) {
+      if (starts_.size() >= options_.start_cases || res_.runs >= options_.budget) break;
+      bool reached = false;
+      LOCKSTEP_TRY(bool hit, attempt(c, {}, &reached));
+      if (hit) {
+        res_.already_taken = true;
+        res_.start_case = c.id;
+        return true;
+      }
+      if (reached) starts_.push_back(&c);
+    }
+    res_.reaching_cases = static_cast<std::uint32_t>(starts_.size());
+    return false;
+  }
 
   // Where the condition's values come from (seen at run time during the survey).
-  std::vector<GuestAddr> near;
-  // Records a compared call's argument registers point into: [pointer, pointer + kRecordReach).
-  constexpr std::uint32_t kRecordReach = 0x40;
-  std::vector<GuestAddr> pointed;
-  for (const harness::ConditionStep& s : site->condition) {
-    if (s.first_address) near.push_back(*s.first_address);
-    for (std::uint32_t r : s.call_registers)
-      if (runner.machine().is_mapped(r)) {
-        near.push_back(r);
-        pointed.push_back(r);
-      }
+  void survey_condition() {
+    for (const harness::ConditionStep& s : site_.condition) {
+      if (s.first_address) near_.push_back(*s.first_address);
+      for (std::uint32_t r : s.call_registers)
+        if (runner_.machine().is_mapped(r)) {
+          near_.push_back(r);
+          pointed_.push_back(r);
+        }
+    }
   }
 
-  // A start case with mutations applied: memory ones as pokes, register ones in the entry registers
-  // (marked in the case's poked_registers).
-  struct Variant {
-    cases::Case c;
-    std::vector<cases::Poke> pokes;
-  };
-  auto apply = [](const cases::Case& start, const std::vector<std::pair<const Field*, const Mutation*>>& muts) {
-    Variant v{start, {}};
-    for (const auto& [f, m] : muts) {
-      if (f->reg) {
-        std::uint32_t value = 0;
-        std::memcpy(&value, m->bytes.data(), 4);
-        cases::poke_register(v.c, *f->reg, value);
-      } else {
-        v.pokes.push_back({f->start, m->bytes});
-      }
-    }
-    return v;
-  };
-  auto found = [&](const cases::Case& c, const Variant& v, std::string how) {
-    res.found = true;
-    res.start_case = c.id;
-    res.pokes = v.pokes;
-    res.poked_registers = static_cast<std::uint16_t>(v.c.poked_registers & ~c.poked_registers);
-    res.how = std::move(how);
-    cases::Case fc = last->as_case;  // the rerun of v.c: its registers and poked_registers
-    fc.note = fmt::format("search: edge 0x{:08x} {} ({}), from case {}: {}", goal.branch, harness::edge_name(goal.edge),
-                          site->text, c.id, res.how);
-    res.found_case = std::move(fc);
-  };
+  bool is_direct(const Field& f) const {
+    if (f.reg) return false;
+    for (GuestAddr t : near_)
+      if (t >= f.start && t - f.start < f.size) return true;
+    for (GuestAddr p : pointed_)
+      if (f.start >= p && f.start - p < kRecordReach) return true;
+    return false;
+  }
 
-  // 2. Each field alone, nearest first, for each start case.
-  std::mt19937_64 rng(options.seed);
-  for (const cases::Case* c : starts) {
-    std::vector<Field> fields = input_fields(*c, labels);
-    if (!options.mutate_constants) std::erase_if(fields, [](const Field& f) { return f.kind == 2; });
+  // The start case's input fields in the order they are tried: the game's state before tables and
+  // constants; within each, the condition's own operands (and the record a compared call's argument
+  // points into) first, then value arguments in registers, then nearest in memory.
+  std::vector<Field> ordered_fields(const cases::Case& c) const {
+    std::vector<Field> fields = input_fields(c, labels_);
+    if (!options_.mutate_constants) std::erase_if(fields, [](const Field& f) { return f.kind == 2; });
     // A register holding a pointer is not mutated: moving a pointer makes a state no game reaches
     // (the bytes it points at are fields of their own).
-    std::erase_if(fields, [&](const Field& f) {
-      return f.reg && runner.machine().is_mapped(c->in[*f.reg]);
-    });
-    auto is_direct = [&](const Field& f) {
-      if (f.reg) return false;
-      for (GuestAddr t : near)
-        if (t >= f.start && t - f.start < f.size) return true;
-      for (GuestAddr p : pointed)
-        if (f.start >= p && f.start - p < kRecordReach) return true;
-      return false;
-    };
-    // The game's state before tables and constants; within each, the condition's own operands (and
-    // the record a compared call's argument points into) first, then value arguments in registers,
-    // then nearest in memory.
+    std::erase_if(fields, [&](const Field& f) { return f.reg && runner_.machine().is_mapped(c.in[*f.reg]); });
     std::stable_sort(fields.begin(), fields.end(), [&](const Field& a, const Field& b) {
       if (a.kind != b.kind) return a.kind < b.kind;
       const bool da = is_direct(a), db = is_direct(b);
       if (da != db) return da;
       if (a.reg.has_value() != b.reg.has_value()) return a.reg.has_value();
-      if (near.empty()) return false;
-      return distance(a.start, near) < distance(b.start, near);
+      if (near_.empty()) return false;
+      return distance(a.start, near_) < distance(b.start, near_);
     });
-    auto value_of = [&](const Field& f) {
-      std::vector<std::uint8_t> v(f.size, 0);
-      if (f.reg) {
-        const std::uint32_t r = c->in[*f.reg];
-        std::memcpy(v.data(), &r, 4);
-        return v;
-      }
-      for (std::uint32_t i = 0; i < f.size; ++i) {
-        std::optional<std::uint8_t> b;
-        for (const auto& p : c->pokes)
-          if (f.start + i >= p.address && f.start + i - p.address < p.bytes.size()) b = p.bytes[f.start + i - p.address];
-        if (!b) b = c->inputs.get(f.start + i);
-        if (!b) {
-          auto m = runner.machine().read(f.start + i, 1);
-          if (m.ok()) b = (*m)[0];
-        }
-        v[i] = b.value_or(0);
-      }
+    return fields;
+  }
+
+  // A field's value in the start case: its entry register, its pokes, its recorded inputs, else the
+  // snapshot's bytes.
+  std::vector<std::uint8_t> value_of(const cases::Case& c, const Field& f) const {
+    std::vector<std::uint8_t> v(f.size, 0);
+    if (f.reg) {
+      const std::uint32_t r = c.in[*f.reg];
+      std::memcpy(v.data(), &r, 4);
       return v;
-    };
+    }
+    for (std::uint32_t i = 0; i < f.size; ++i) {
+      std::optional<std::uint8_t> b;
+      for (const auto& p : c.pokes)
+        if (f.start + i >= p.address && f.start + i - p.address < p.bytes.size()) b = p.bytes[f.start + i - p.address];
+      if (!b) b = c.inputs.get(f.start + i);
+      if (!b) {
+        auto m = runner_.machine().read(f.start + i, 1);
+        if (m.ok()) b = (*m)[0];
+      }
+      v[i] = b.value_or(0);
+    }
+    return v;
+  }
+
+  void found(const cases::Case& c, const Variant& v, std::string how) {
+    res_.found = true;
+    res_.start_case = c.id;
+    res_.pokes = v.pokes;
+    res_.poked_registers = static_cast<std::uint16_t>(v.c.poked_registers & ~c.poked_registers);
+    res_.how = std::move(how);
+    cases::Case fc = last_->as_case;  // the rerun of v.c: its registers and poked_registers
+    fc.note = fmt::format("search: edge 0x{:08x} {} ({}), from case {}: {}", goal_.branch, harness::edge_name(goal_.edge),
+                          site_.text, c.id, res_.how);
+    res_.found_case = std::move(fc);
+  }
+
+  // 2. Each field alone, in order; true when the search is over (found, or the budget spent).
+  Result<bool> try_single_fields(const cases::Case& c, const std::vector<Field>& fields) {
     for (const Field& f : fields) {
-      for (const Mutation& m : mutations_of(f, value_of(f))) {
-        if (res.runs >= options.budget) return res;
-        Variant v = apply(*c, {{&f, &m}});
+      for (const Mutation& m : mutations_of(f, value_of(c, f))) {
+        if (res_.runs >= options_.budget) return true;
+        Variant v = with_mutations(c, {{&f, &m}});
         LOCKSTEP_TRY(bool hit, attempt(v.c, v.pokes, nullptr));
         if (hit) {
-          found(*c, v, fmt::format("{}: {}", f.name, m.what));
-          return res;
+          found(c, v, fmt::format("{}: {}", f.name, m.what));
+          return true;
         }
       }
     }
-    // 3. Random pairs and triples among the first fields.
+    return false;
+  }
+
+  // 3. Random pairs and triples among the first fields, this start case's share of the budget left;
+  // true when the search is over.
+  Result<bool> try_combinations(const cases::Case& c, const std::vector<Field>& fields) {
     const std::size_t pool = std::min<std::size_t>(fields.size(), 24);
-    const std::uint32_t share = (options.budget - std::min(options.budget, res.runs)) / static_cast<std::uint32_t>(starts.size());
+    const std::uint32_t share =
+        (options_.budget - std::min(options_.budget, res_.runs)) / static_cast<std::uint32_t>(starts_.size());
     for (std::uint32_t n = 0; n < share && pool >= 2; ++n) {
-      if (res.runs >= options.budget) return res;
-      const std::size_t k = 2 + rng() % 2;
+      if (res_.runs >= options_.budget) return true;
+      const std::size_t k = 2 + rng_() % 2;
       std::vector<std::vector<Mutation>> chosen_sets;
-      std::vector<std::pair<const Field*, const Mutation*>> chosen;
+      Chosen chosen;
       std::string how;
       std::set<std::size_t> used;
-      chosen_sets.reserve(k);
+      chosen_sets.reserve(k);  // `chosen` points into these: no reallocation
       for (std::size_t j = 0; j < k; ++j) {
-        const std::size_t fi = rng() % pool;
+        const std::size_t fi = rng_() % pool;
         if (!used.insert(fi).second) continue;
         const Field& f = fields[fi];
-        chosen_sets.push_back(mutations_of(f, value_of(f)));
+        chosen_sets.push_back(mutations_of(f, value_of(c, f)));
         if (chosen_sets.back().empty()) continue;
-        const Mutation& m = chosen_sets.back()[rng() % chosen_sets.back().size()];
+        const Mutation& m = chosen_sets.back()[rng_() % chosen_sets.back().size()];
         chosen.push_back({&f, &m});
         how += (how.empty() ? "" : "; ") + fmt::format("{}: {}", f.name, m.what);
       }
       if (chosen.empty()) continue;
-      Variant v = apply(*c, chosen);
+      Variant v = with_mutations(c, chosen);
       LOCKSTEP_TRY(bool hit, attempt(v.c, v.pokes, nullptr));
       if (hit) {
-        found(*c, v, how);
-        return res;
+        found(c, v, how);
+        return true;
       }
     }
+    return false;
   }
-  return res;
+
+  CaseRunner& runner_;
+  harness::CoverageCollector& cov_;
+  const cases::CaseFile& file_;
+  const EdgeGoal& goal_;
+  const harness::BranchSite& site_;
+  const harness::Labeler* labels_;
+  const SearchOptions& options_;
+  std::mt19937_64 rng_;
+  harness::Edge other_;
+  SearchResult res_;
+  std::optional<Rerun> last_;
+  std::vector<const cases::Case*> starts_;
+  std::vector<GuestAddr> near_;     // the condition's operands' addresses
+  std::vector<GuestAddr> pointed_;  // where a compared call's argument registers point
+};
+
+}  // namespace
+
+Result<SearchResult> search_edge(CaseRunner& runner, const cases::CaseFile& file, const EdgeGoal& goal,
+                                 const harness::Labeler* labels, const SearchOptions& options) {
+  const harness::BranchSite* site = nullptr;
+  for (const auto& f : runner.collector().functions())
+    if (const auto* b = f.branch_at(goal.branch)) site = b;
+  if (!site)
+    return Error::make(Errc::kNotFound, "0x{:08x} is not a conditional branch of 0x{:08x} ({}); `lockstep coverage` lists "
+                       "its branches",
+                       goal.branch, file.function, file.name);
+  return EdgeSearcher(runner, file, goal, *site, labels, options).run();
 }
 
 Result<std::vector<EdgeSearch>> search_untaken_edges(CaseRunner& runner, const cases::CaseFile& file,

@@ -20,7 +20,9 @@
 #include <cstddef>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <map>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -123,6 +125,7 @@ class Tracer::Impl final : public ptrace_process::StoppedThreads {
   Result<std::optional<TraceEvent>> handle(int tid, int st);
   Result<TraceRegisters> registers(int tid);
   Status detach_all();
+  void drop_pending_hits(int tid, ThreadState& t);
 };
 
 Status Tracer::Impl::write_debug_registers(int tid, ThreadState& t) {
@@ -363,6 +366,40 @@ Status Tracer::Impl::run_to_trap(int tid) {
   }
 }
 
+namespace {
+
+// Whether SIGTRAP is pending for the thread itself (/proc's SigPnd: thread-directed signals, as a
+// debug-register hit is).
+bool sigtrap_pending(int pid, int tid) {
+  std::ifstream in(fmt::format("/proc/{}/task/{}/status", pid, tid));
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("SigPnd:", 0) == 0) {
+      const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+      return (mask >> (SIGTRAP - 1)) & 1;
+    }
+  return false;
+}
+
+}  // namespace
+
+// A breakpoint hit the kernel raised just before our interrupt stopped the thread stays pending
+// behind that stop (the interrupt's trap is reported first): delivered after the detach, with no
+// tracer left, SIGTRAP's default action would kill the program. The thread is resumed into that
+// signal's stop and detached there with no signal, which drops the hit; any other signal it stops
+// with is kept for the detach.
+void Tracer::Impl::drop_pending_hits(int tid, ThreadState& t) {
+  for (int i = 0; i < 4 && sigtrap_pending(pid_, tid); ++i) {
+    if (::ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0) return;
+    auto st = wait_for(tid);
+    if (!st.ok() || !WIFSTOPPED(*st)) return;
+    if ((*st >> 16) != 0) continue;  // an event stop: resumed again while the hit is pending
+    siginfo_t info{};
+    const int sig = WSTOPSIG(*st);
+    const bool hit = sig == SIGTRAP && ::ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) == 0 && info.si_code == TRAP_HWBKPT;
+    if (!hit && t.pending_signal == 0) t.pending_signal = sig;
+  }
+}
+
 Status Tracer::Impl::detach_all() {
   if (detached_) return {};
   detached_ = true;
@@ -372,6 +409,7 @@ Status Tracer::Impl::detach_all() {
     if (!t.stopped) continue;
     t.slots = {};
     (void)write_debug_registers(tid, t);
+    drop_pending_hits(tid, t);
     ::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(t.pending_signal)));
   }
   // A signal the program got while we stopped it for the last time: delivered at the detach above

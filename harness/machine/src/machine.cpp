@@ -17,8 +17,24 @@ Status Machine::Impl::setup() {
                        snap.threads.size(), cfg.thread);
   LOCKSTEP_TRY_STATUS(snap.validate());
   thread = snap.threads[cfg.thread];
+  mark_snapshot_pages();
+  LOCKSTEP_TRY_STATUS(place_stack());
+  LOCKSTEP_TRY(const HarnessPagesAt at, place_harness_pages());
+  LOCKSTEP_TRY(const std::vector<std::uint32_t> stub_pages, resolve_stubs());
 
-  // Pages of the snapshot, protections merged by union (see machine.hpp).
+  if (uc_err err = uc_open(UC_ARCH_X86, UC_MODE_32, &uc); err != UC_ERR_OK)
+    return Error::make(Errc::kUnsupported, "Unicorn cannot open an x86-32 engine: {}", uc_strerror(err));
+  LOCKSTEP_TRY_STATUS(map_all());
+  copy_snapshot_bytes();
+  std::memset(host_page[at.sentinel], 0xcc, kPageSize);  // anything but the exit itself traps
+  for (std::uint32_t p : stub_pages) std::memset(host_page[p], 0xcc, kPageSize);
+  LOCKSTEP_TRY_STATUS(load_descriptor_tables(at, stub_pages));
+  LOCKSTEP_TRY_STATUS(install_hooks());
+  return finish_engine();
+}
+
+// Pages of the snapshot, protections merged by union (see machine.hpp).
+void Machine::Impl::mark_snapshot_pages() {
   for (const Region& r : snap.regions) {
     const std::uint32_t first = r.base / kPageSize;
     const std::uint32_t last = static_cast<std::uint32_t>((r.end() - 1) / kPageSize);
@@ -27,8 +43,10 @@ Status Machine::Impl::setup() {
       page_kind[p] = kSnapshotPage;
     }
   }
+}
 
-  // The stack: the region holding the thread's esp, extended downwards when that space is free.
+// The stack: the region holding the thread's esp, extended downwards when that space is free.
+Status Machine::Impl::place_stack() {
   const Region* stack = snap.find(thread.esp);
   if (!stack)
     return Error::make(Errc::kUsage, "thread {}'s esp 0x{:08x} lies in no region of the snapshot: no stack to call on",
@@ -45,8 +63,11 @@ Status Machine::Impl::setup() {
   }
   stack_low = layout.stack_low;  // the recorder's view of the stack
   stack_high = layout.stack_high;
+  return {};
+}
 
-  // Harness pages: GDT, sentinel, scratch, TLS blocks.
+// Harness pages: GDT, sentinel, scratch, TLS blocks, and the LDT when the thread's selectors need one.
+Result<Machine::Impl::HarnessPagesAt> Machine::Impl::place_harness_pages() {
   std::uint32_t tls_bytes = 0;
   for (const StubSpec& s : cfg.stubs)
     if (s.action == StubSpec::Action::kTlsBlock) tls_bytes += align_up(std::max<std::uint32_t>(s.block_size, 16), 16);
@@ -56,25 +77,30 @@ Status Machine::Impl::setup() {
   if (!free_at)
     return Error::make(Errc::kLimit, "no free 0x{:x}-byte range left in the 32-bit space for the harness",
                        std::uint64_t{plan.total} * kPageSize);
-  const std::uint32_t gdt_page = *free_at + plan.gdt;
-  const std::uint32_t sentinel_page = *free_at + plan.sentinel;
+  HarnessPagesAt at;
+  at.gdt = *free_at + plan.gdt;
+  at.sentinel = *free_at + plan.sentinel;
   const std::uint32_t scratch_page = *free_at + plan.scratch, scratch_pages = plan.scratch_pages;
   const std::uint32_t tls_page = *free_at + plan.tls, tls_pages = plan.tls_pages;
-  const std::uint32_t ldt_page = *free_at + plan.ldt, ldt_pages = plan.ldt_pages;
-  claim(gdt_page, 1, kProtRead | kProtWrite, kHarnessInternal);
-  claim(sentinel_page, 1, kProtRead | kProtExec, kHarnessInternal);
+  at.ldt = *free_at + plan.ldt;
+  at.ldt_pages = plan.ldt_pages;
+  claim(at.gdt, 1, kProtRead | kProtWrite, kHarnessInternal);
+  claim(at.sentinel, 1, kProtRead | kProtExec, kHarnessInternal);
   claim(scratch_page, scratch_pages, kProtRead | kProtWrite, kHarnessData);
   claim(tls_page, tls_pages, kProtRead | kProtWrite, kHarnessData);
-  if (ldt_pages) claim(ldt_page, ldt_pages, kProtRead | kProtWrite, kHarnessInternal);
-  layout.ldt = ldt_pages ? ldt_page * kPageSize : 0;
-  layout.gdt = gdt_page * kPageSize;
-  layout.sentinel = sentinel_page * kPageSize;
+  if (at.ldt_pages) claim(at.ldt, at.ldt_pages, kProtRead | kProtWrite, kHarnessInternal);
+  layout.ldt = at.ldt_pages ? at.ldt * kPageSize : 0;
+  layout.gdt = at.gdt * kPageSize;
+  layout.sentinel = at.sentinel * kPageSize;
   layout.scratch = scratch_page * kPageSize;
   layout.scratch_size = scratch_pages * kPageSize;
   layout.tls_blocks = tls_page * kPageSize;
   scratch_next = layout.scratch;
+  return at;
+}
 
-  // Stubs: resolve pointers through the snapshot; targets outside it get a harness page (int3).
+// Stubs: resolve pointers through the snapshot; targets outside it get a harness page (int3).
+Result<std::vector<std::uint32_t>> Machine::Impl::resolve_stubs() {
   GuestAddr tls_next = layout.tls_blocks;
   std::vector<std::uint32_t> stub_pages;
   for (const StubSpec& s : cfg.stubs) {
@@ -106,13 +132,13 @@ Status Machine::Impl::setup() {
     }
     stubs.push_back(std::move(rt));
   }
+  return stub_pages;
+}
 
-  if (uc_err err = uc_open(UC_ARCH_X86, UC_MODE_32, &uc); err != UC_ERR_OK)
-    return Error::make(Errc::kUnsupported, "Unicorn cannot open an x86-32 engine: {}", uc_strerror(err));
-  LOCKSTEP_TRY_STATUS(map_all());
+// Copies region bytes into the host pages. The host pages arrive zeroed and cost nothing until
+// written, so zero bytes are not copied: a recording's mostly empty 8 MiB stack stays untouched.
+void Machine::Impl::copy_snapshot_bytes() {
   for (const Region& r : snap.regions) {
-    // Copy region bytes into the host pages. The host pages arrive zeroed and cost nothing until
-    // written, so zero bytes are not copied: a recording's mostly empty 8 MiB stack stays untouched.
     std::uint64_t done = 0;
     while (done < r.bytes.size()) {
       const std::uint64_t a = r.base + done;
@@ -124,21 +150,22 @@ Status Machine::Impl::setup() {
       done += n;
     }
   }
-  std::memset(host_page[sentinel_page], 0xcc, kPageSize);  // anything but the exit itself traps
-  for (std::uint32_t p : stub_pages) std::memset(host_page[p], 0xcc, kPageSize);
+}
 
-  // GDT and LDT (descriptor_tables.hpp; machine.hpp says why SS gets its own descriptor).
+// GDT and LDT (descriptor_tables.hpp; machine.hpp says why SS gets its own descriptor), the
+// internal pages' pristine copies, and the segment registers.
+Status Machine::Impl::load_descriptor_tables(const HarnessPagesAt& at, const std::vector<std::uint32_t>& stub_pages) {
   LOCKSTEP_TRY(const machine_detail::DescriptorTables tables,
                machine_detail::build_descriptor_tables(snap, thread, layout.ldt));
   const std::uint16_t cs = tables.cs, ds = tables.ds, es = tables.es, fs = tables.fs, gs = tables.gs, ss = tables.ss;
-  std::memcpy(host_page[gdt_page], tables.gdt.data(), kPageSize);
+  std::memcpy(host_page[at.gdt], tables.gdt.data(), kPageSize);
   if (!tables.ldt.empty()) {
-    std::memcpy(host_page[ldt_page], tables.ldt.data(), tables.ldt.size() * 8);
-    for (std::uint32_t p = ldt_page; p < ldt_page + ldt_pages; ++p)
+    std::memcpy(host_page[at.ldt], tables.ldt.data(), tables.ldt.size() * 8);
+    for (std::uint32_t p = at.ldt; p < at.ldt + at.ldt_pages; ++p)
       internal_pristine[p].assign(host_page[p], host_page[p] + kPageSize);
   }
-  internal_pristine[gdt_page].assign(host_page[gdt_page], host_page[gdt_page] + kPageSize);
-  internal_pristine[sentinel_page].assign(host_page[sentinel_page], host_page[sentinel_page] + kPageSize);
+  internal_pristine[at.gdt].assign(host_page[at.gdt], host_page[at.gdt] + kPageSize);
+  internal_pristine[at.sentinel].assign(host_page[at.sentinel], host_page[at.sentinel] + kPageSize);
   for (std::uint32_t p : stub_pages) internal_pristine[p].assign(host_page[p], host_page[p] + kPageSize);
 
   uc_x86_mmr gdtr{};
@@ -164,9 +191,11 @@ Status Machine::Impl::setup() {
     if (uc_err err = uc_reg_write(uc, reg, &v); err != UC_ERR_OK)
       return Error::make(Errc::kUnsupported, "cannot load segment selector 0x{:04x}: {}", sel, uc_strerror(err));
   }
+  return {};
+}
 
-  LOCKSTEP_TRY_STATUS(install_hooks());
-
+// The exit list (the return sentinel) and the baseline context every call starts from.
+Status Machine::Impl::finish_engine() {
   std::uint64_t exit = layout.sentinel;
   if (uc_ctl_exits_enable(uc) != UC_ERR_OK || uc_ctl_set_exits(uc, &exit, std::size_t{1}) != UC_ERR_OK)
     return Error::make(Errc::kUnsupported, "this Unicorn has no exit list (uc_ctl_set_exits)");

@@ -315,7 +315,22 @@ struct Machine::Impl : machine_detail::AddressSpace, machine_detail::AccessRecor
 
   // ---- set-up ----
 
+  /// The harness's own pages in the guest's space (page numbers), placed by place_harness_pages.
+  struct HarnessPagesAt {
+    std::uint32_t gdt = 0, sentinel = 0, ldt = 0, ldt_pages = 0;
+  };
+
+  /// Maps the snapshot, the harness pages, the stubs and the descriptor tables into a new Unicorn
+  /// engine, and saves the registers every call starts from (machine.cpp, in the parts below).
   Status setup();
+  void mark_snapshot_pages();
+  Status place_stack();
+  Result<HarnessPagesAt> place_harness_pages();
+  /// Returns the pages claimed for stubs outside the snapshot (filled with int3 once mapped).
+  Result<std::vector<std::uint32_t>> resolve_stubs();
+  void copy_snapshot_bytes();
+  Status load_descriptor_tables(const HarnessPagesAt& at, const std::vector<std::uint32_t>& stub_pages);
+  Status finish_engine();
   /// Adds every Unicorn hook the config asks for (hooks.cpp), all before the first emulation.
   Status install_hooks();
   Result<CallOutcome> call(const CallSpec& spec);
