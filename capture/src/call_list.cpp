@@ -133,7 +133,7 @@ Result<ResolvedCall> resolve(const ExplicitCall& c, std::size_t index, const std
   for (std::size_t i = 0; i < c.pokes.size(); ++i) {
     auto p = harness::parse_poke(c.pokes[i], labels);
     if (!p.ok()) return at(std::move(p).error().wrap("pokes[{}] '{}'", i, c.pokes[i]));
-    r.pokes.push_back({p->address, std::move(p->bytes)});
+    r.pokes.push_back(std::move(*p));
   }
   return r;
 }

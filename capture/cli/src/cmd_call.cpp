@@ -118,7 +118,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
   apply_run_limits(o.limits, cfg);
   LOCKSTEP_TRY(auto machine, Machine::create(snap, cfg));
   for (const std::string& p : o.pokes) {
-    LOCKSTEP_TRY(Poke poke, parse_poke(p, labels));
+    LOCKSTEP_TRY(cases::Poke poke, parse_poke(p, labels));
     LOCKSTEP_TRY_STATUS(machine->write(poke.address, poke.bytes));
   }
   LOCKSTEP_TRY(CallOutcome out, machine->call(spec));

@@ -174,7 +174,7 @@ Result<int> run_capture(const CaptureArgs& a, const ImageOption& image, Io& io) 
   for (const auto& p : a.pokes) {
     auto poke = harness::parse_poke(p, labels);
     if (!poke.ok()) return poke.error().wrap("--poke {}", p);
-    opt.pokes.push_back({poke->address, poke->bytes});
+    opt.pokes.push_back(std::move(*poke));
   }
   const bool tty = !a.quiet && ::isatty(2);
   if (tty)

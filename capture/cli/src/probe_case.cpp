@@ -75,7 +75,7 @@ Result<int> probe_case_state(const ProbeRun& run, Io& io) {
     }
     auto poke = harness::parse_poke(p, labels);
     if (!poke.ok()) return poke.error().wrap("--poke {}", p);
-    pokes.push_back({poke->address, poke->bytes});
+    pokes.push_back(std::move(*poke));
   }
   harness::MachineConfig cfg;
   apply_run_limits(a.limits, cfg);

@@ -292,11 +292,11 @@ Result<std::vector<std::uint8_t>> parse_hex(std::string_view hex) {
   return out;
 }
 
-Result<Poke> parse_poke(std::string_view text, const Labeler& labels) {
+Result<cases::Poke> parse_poke(std::string_view text, const Labeler& labels) {
   const auto eq = text.find('=');
   if (eq == std::string_view::npos)
     return Error::make(Errc::kUsage, "poke '{}' is not ADDR=VALUE (hex bytes, or typed: u32:7, f32:0.5, fx:-200.0)", text);
-  Poke p;
+  cases::Poke p;
   auto resolved = labels.resolve_target(text.substr(0, eq));
   if (!resolved.ok()) return std::move(resolved).error().wrap("poke '{}'", text);
   const Labeler::Target target = *resolved;

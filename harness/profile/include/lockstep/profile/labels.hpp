@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lockstep/cases/case.hpp"
 #include "lockstep/profile/profile.hpp"
 #include "lockstep/calls/recorder.hpp"
 
@@ -85,12 +86,9 @@ std::string format_effects(const Effects& effects, const Labeler& labels);
 
 /// "ADDR=VALUE" (ADDR as Labeler::resolve reads it, VALUE as parse_value reads it: hex bytes in
 /// memory order, or typed, "tank[1].fuel=f32:0.01"): bytes to write before a run. A value wider than
-/// the field ADDR names by name is refused (it would write into the next field).
-struct Poke {
-  GuestAddr address = 0;
-  std::vector<std::uint8_t> bytes;
-};
-Result<Poke> parse_poke(std::string_view text, const Labeler& labels);
+/// the field ADDR names by name is refused (it would write into the next field). The poke is the
+/// case file's (cases::Poke): what a command parses is what a poked case records.
+Result<cases::Poke> parse_poke(std::string_view text, const Labeler& labels);
 /// A call argument as the CLI writes it: a number or an address (Labeler::resolve: "car[3]"), a
 /// typed value (parse_typed_value: `fx:-200.0`, `f32:0.5`, `i16:-3`, `f64:1.5`), a plain number read
 /// as the argument's kind when it is f64 or f32, `hex:0011aabb` (a block laid in scratch memory,
