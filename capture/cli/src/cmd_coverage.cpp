@@ -45,7 +45,7 @@ Result<int> run_coverage(const CoverageArgs& a, Io& io) {
   if (!corpus && a.profile.empty())
     return Error::make(Errc::kUsage, "coverage of driver runs needs the profile (--profile FILE)");
   auto loaded = corpus_profile(corpus ? corpus->manifest : cases::Manifest{}, a.corpus, a.profile,
-                               ProfileUse::kRequired, io);
+                               harness::ProfileNeed::kRequired, io);
   if (!loaded.ok()) return loaded.error();
   const auto& profile = *loaded;  // kRequired: always holds one
   const harness::Labeler labels(*profile);

@@ -29,7 +29,8 @@ using probe::ProbeArgs;
 // Reads what every way of probing runs on, then runs the way the options choose.
 Result<int> run_probe(const ProbeArgs& a, Io& io) {
   LOCKSTEP_TRY(cases::Corpus corpus, cases::read_corpus(a.corpus));
-  LOCKSTEP_TRY(const auto recorded, corpus_profile(corpus.manifest, a.corpus, a.profile, ProfileUse::kRequired, io));
+  LOCKSTEP_TRY(const auto recorded, corpus_profile(corpus.manifest, a.corpus, a.profile,
+                                                   harness::ProfileNeed::kRequired, io));
   const harness::Profile& profile = *recorded;  // kRequired: always holds one
   const harness::Labeler labels(profile);
   // Bindings that read their arguments by name get them from the profile.

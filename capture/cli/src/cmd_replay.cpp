@@ -98,7 +98,7 @@ Result<int> run_replay(const ReplayArgs& a, Io& io) {
   std::optional<harness::Labeler> labeler;
   std::optional<harness::Profile> profile;  // names bytes, and gives bindings that read arguments by name their args
   if (!a.no_profile) {
-    auto p = corpus_profile(corpus->manifest, a.corpus, a.profile, ProfileUse::kNames, io);
+    auto p = corpus_profile(corpus->manifest, a.corpus, a.profile, harness::ProfileNeed::kNames, io);
     if (!p.ok()) return p.error();
     if (*p) {
       profile = **p;

@@ -19,14 +19,12 @@ void rebase_profile_path(cases::Manifest& m, const fs::path& from_dir, const fs:
 }
 
 Result<std::optional<harness::Profile>> corpus_profile(const cases::Manifest& m, const fs::path& corpus_dir,
-                                                       const std::string& given, ProfileUse use, Io& io) {
+                                                       const std::string& given, harness::ProfileNeed need, Io& io) {
   if (!given.empty()) {
     LOCKSTEP_TRY(auto p, harness::load_profile(given));
     return std::optional<harness::Profile>(std::move(p));
   }
-  LOCKSTEP_TRY(harness::RecordedProfile recorded,
-               harness::recorded_profile(m, corpus_dir, use == ProfileUse::kNames ? harness::ProfileNeed::kNames
-                                                                                   : harness::ProfileNeed::kRequired));
+  LOCKSTEP_TRY(harness::RecordedProfile recorded, harness::recorded_profile(m, corpus_dir, need));
   for (const std::string& w : recorded.warnings) fmt::print(io.err, "lockstep: warning: {}\n", w);
   return std::move(recorded.profile);
 }

@@ -11,6 +11,7 @@
 #include "lockstep/base/result.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
+#include "lockstep/profile/corpus_profile.hpp"
 #include "lockstep/profile/profile.hpp"
 
 namespace lockstep::cli {
@@ -24,18 +25,12 @@ std::string manifest_profile_path(const std::filesystem::path& profile, const st
 void rebase_profile_path(cases::Manifest& m, const std::filesystem::path& from_dir,
                          const std::filesystem::path& to_dir);
 
-/// Whether a command can go on without a profile.
-enum class ProfileUse {
-  kNames,     ///< only to name addresses in reports: a missing profile is a warning
-  kRequired,  ///< runs the original (functions, stubs, drivers): a missing profile is an error
-};
-
 /// The profile a command on the corpus in `corpus_dir` uses: `given` (--profile) when not empty,
 /// else the one the manifest records. A recorded file whose contents changed since the capture gets a
 /// one-line warning on io.err naming both hashes and is used anyway. With kNames a recorded file that
 /// is missing or no longer loads is a warning and the result holds no profile; with kRequired it is
 /// an error (kNotFound or the load's), as is a corpus that records none.
 Result<std::optional<harness::Profile>> corpus_profile(const cases::Manifest& m, const std::filesystem::path& corpus_dir,
-                                                       const std::string& given, ProfileUse use, Io& io);
+                                                       const std::string& given, harness::ProfileNeed need, Io& io);
 
 }  // namespace lockstep::cli
