@@ -72,7 +72,8 @@ struct CaptureInputs {
 
 Result<CaptureInputs> load_inputs(const CaptureArgs& a, const ImageOption& image, Io& io) {
   CaptureInputs in;
-  LOCKSTEP_TRY(const std::vector<std::uint8_t> profile_bytes, read_file(a.profile, std::uint64_t{16} << 20));
+  LOCKSTEP_TRY(const std::vector<std::uint8_t> profile_bytes,
+               read_file(a.profile, harness::ProfileLimits{}.max_file_bytes));
   LOCKSTEP_TRY(in.profile,
                harness::parse_profile(std::string_view(reinterpret_cast<const char*>(profile_bytes.data()),
                                                        profile_bytes.size()),

@@ -21,8 +21,6 @@ fs::path absolute_normal(const fs::path& p) {
   return a;
 }
 
-constexpr std::uint64_t kProfileLimit = std::uint64_t{16} << 20;  // load_profile's
-
 }  // namespace
 
 std::string manifest_profile_path(const fs::path& profile, const fs::path& corpus_dir) {
@@ -48,7 +46,7 @@ Result<RecordedProfile> recorded_profile(const cases::Manifest& m, const fs::pat
                        "the corpus records no profile (captured before lockstep recorded one): pass --profile FILE");
   }
   out.path = resolve_recorded_path(m.profile_path, corpus_dir);
-  auto bytes = read_file(out.path, kProfileLimit);
+  auto bytes = read_file(out.path, ProfileLimits{}.max_file_bytes);
   if (!bytes.ok()) {
     if (need == ProfileNeed::kRequired)
       return Error::make(Errc::kNotFound, "the profile the corpus was captured with, {}, cannot be read ({}): pass "

@@ -20,7 +20,6 @@ namespace lockstep::harness {
 
 namespace {
 
-constexpr std::uint64_t kMaxProfileBytes = 16u << 20;
 
 /// Reads one table, tracking the keys it used so that the rest are reported as unknown.
 class TableReader {
@@ -622,7 +621,7 @@ Result<Profile> parse_profile(std::string_view text, std::string_view source_nam
 }
 
 Result<Profile> load_profile(const std::filesystem::path& path) {
-  LOCKSTEP_TRY(auto bytes, read_file(path, kMaxProfileBytes));
+  LOCKSTEP_TRY(auto bytes, read_file(path, ProfileLimits{}.max_file_bytes));
   return parse_profile(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path.string());
 }
 

@@ -147,6 +147,14 @@ struct Profile {
 };
 
 /// Reads and validates a profile file.
+/// Bounds on a profile file, an untrusted input (Errc::kLimit past them). Limits are a struct per file
+/// format, as the readers' (Pe32Limits, MinidumpLimits, StateLogLimits): its defaults are the bounds,
+/// far above any real file, and a caller or test that needs another passes its own; every reader of
+/// a profile's bytes (the loader, the capture's hash, the corpus's recorded profile) takes this one.
+struct ProfileLimits {
+  std::uint64_t max_file_bytes = std::uint64_t{16} << 20;
+};
+
 Result<Profile> load_profile(const std::filesystem::path& path);
 /// Same, from text; `source` names it in messages ("pod.toml").
 Result<Profile> parse_profile(std::string_view text, std::string_view source);
