@@ -20,7 +20,6 @@ namespace lockstep::harness {
 
 namespace {
 
-
 /// Reads one table, tracking the keys it used so that the rest are reported as unknown.
 class TableReader {
  public:

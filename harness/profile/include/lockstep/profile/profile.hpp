@@ -146,7 +146,6 @@ struct Profile {
   const DriverSpec* driver_for_record(std::string_view record) const noexcept;
 };
 
-/// Reads and validates a profile file.
 /// Bounds on a profile file, an untrusted input (Errc::kLimit past them). Limits are a struct per file
 /// format, as the readers' (Pe32Limits, MinidumpLimits, StateLogLimits): its defaults are the bounds,
 /// far above any real file, and a caller or test that needs another passes its own; every reader of
@@ -155,6 +154,7 @@ struct ProfileLimits {
   std::uint64_t max_file_bytes = std::uint64_t{16} << 20;
 };
 
+/// Reads and validates a profile file.
 Result<Profile> load_profile(const std::filesystem::path& path);
 /// Same, from text; `source` names it in messages ("pod.toml").
 Result<Profile> parse_profile(std::string_view text, std::string_view source);
