@@ -144,7 +144,7 @@ TEST(BlindReading, EveryCorpusReplaysAsTheDisagreementListSays) {
       auto& counts = per_function[binding->name + " in " + corpus];
       for (const auto& c : file.cases) {
         ++counts.first;
-        const auto cmp = lockstep::cases::compare(c, binding->run(c));
+        const auto cmp = lockstep::cases::compare(c, lockstep::cases::run_binding(*binding, c));
         if (cmp.matched()) continue;
         ++counts.second;
         found[key(corpus, file.function, c.id)] = first_difference(cmp);

@@ -57,11 +57,9 @@ TEST(CliBindings, AWrongPortGivenByTheCallerMismatches) {
   for (auto& b : bindings) {
     if (b.name != "paths::heading") continue;
     wrong = b.name;
-    b.run = [inner = b.run](const cases::Case& c) {
-      cases::PortEffects fx = inner(c);
+    b = cases::with_edited_effects(std::move(b), [](const cases::Case&, cases::PortEffects& fx) {
       fx.error = "made wrong by the test";  // the port threw: every case of it mismatches
-      return fx;
-    };
+    });
   }
   ASSERT_EQ(wrong, "paths::heading") << "the put-back corpus's binding is named otherwise now";
   const Replayed r = replay(bindings);

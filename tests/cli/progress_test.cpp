@@ -68,11 +68,9 @@ cases::BindingSet with_wrong(const std::string& name) {
   cases::BindingSet set = pod::bindings::all();
   for (auto& b : set)
     if (b.name == name)
-      b.run = [](const cases::Case&) {
-        cases::PortEffects fx;
+      b = cases::with_edited_effects(std::move(b), [](const cases::Case&, cases::PortEffects& fx) {
         fx.error = "made wrong by the test";
-        return fx;
-      };
+      });
   return set;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "lockstep/cases/declared.hpp"
 #include "lockstep/testing/bindings_check.hpp"
 
 namespace {
@@ -50,6 +51,26 @@ TEST(BindingsCheck, AgreeingBindingsLeaveOnlyTheUnbound) {
   const auto found = check_bindings({bound(0x401000, "math::add"), bound(0x401100, "math::sub")}, profile());
   EXPECT_TRUE(found.disagreements.empty()) << found.disagreements.front();
   EXPECT_EQ(found.unbound, std::vector<std::string>{"driver::main"});
+}
+
+/// A port's memory for the declared bindings below (never run here).
+struct NoMemory {
+  explicit NoMemory(lockstep::cases::ReplayMemory&) {}
+};
+std::int32_t add(NoMemory&, std::int32_t a, std::int32_t b) { return a + b; }
+void sub(NoMemory&) {}
+
+TEST(BindingsCheck, ADeclaredBindingThatDoesNotFitItsProfileFunctionIsReported) {
+  // math::add's port takes two words and returns one; the profile lists no args and returns none.
+  // math::sub's takes nothing and returns nothing, as the profile says: it fits.
+  const auto found = check_bindings({lockstep::cases::declared<NoMemory>(0x401000, "math::add", &add),
+                                     lockstep::cases::declared<NoMemory>(0x401100, "math::sub", &sub)},
+                                    profile());
+  ASSERT_EQ(found.disagreements.size(), 1u);
+  EXPECT_TRUE(mentions(found.disagreements, "binding 'math::add' (0x00401000): the port function takes 2 argument(s) "
+                                            "after its memory, the profile lists 0"))
+      << found.disagreements.front();
+  EXPECT_TRUE(mentions(found.disagreements, "(line 2)")) << found.disagreements.front();
 }
 
 TEST(BindingsCheck, ANameTheProfileGivesAnotherAddressIsReported) {

@@ -21,6 +21,7 @@
 #include "pod/bindings/bindings.hpp"
 #include "pod/drive.hpp"
 #include "pod/math.hpp"
+#include "lockstep_test/pod_profiled_bindings.hpp"
 
 namespace {
 
@@ -63,7 +64,7 @@ class MutatingMemory final : public pod::Memory {
 struct Fixture {
   cases::Corpus corpus;
   harness::Labeler labeler;
-  cases::BindingSet bindings = pod::bindings::all();
+  cases::BindingSet bindings = lockstep::testing::pod_profiled_bindings();
   std::string error;
 
   Fixture() {
@@ -126,7 +127,7 @@ MutantOutcome run_mutant(std::uint32_t fn, const std::function<cases::PortEffect
   const auto* good = cases::find_binding(fx().bindings, fn);
   if (file == nullptr || good == nullptr) return out;
   for (const auto& c : file->cases) {
-    if (!cases::compare(c, good->run(c)).matched()) continue;  // only cases the port matches
+    if (!cases::compare(c, cases::run_binding(*good, c)).matched()) continue;  // only cases the port matches
     ++out.tried;
     auto cmp = cases::compare(c, run(c));
     if (cmp.matched()) continue;
@@ -247,10 +248,10 @@ TEST_F(GateVacuity, OneInputByteChangedFails) {
     }
     if (k < 0 || most < 0x100) continue;
     const std::uint32_t top = original.in.eax + 4 * static_cast<std::uint32_t>(k) + 3;
-    if (!original.inputs.get(top) || !cases::compare(original, good->run(original)).matched()) continue;
+    if (!original.inputs.get(top) || !cases::compare(original, cases::run_binding(*good, original)).matched()) continue;
     cases::Case poked = original;
     poked.inputs.set(top, static_cast<std::uint8_t>(*original.inputs.get(top) ^ 0x01));
-    const auto cmp = cases::compare(poked, good->run(poked));
+    const auto cmp = cases::compare(poked, cases::run_binding(*good, poked));
     EXPECT_FALSE(cmp.matched()) << "case " << original.id << ": a changed input byte went unnoticed";
     ASSERT_EQ(cmp.registers.size(), 1u);
     EXPECT_EQ(cmp.registers[0].name, "eax");

@@ -17,6 +17,7 @@
 #include "lockstep/cases/compare.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "pod/bindings/bindings.hpp"
+#include "lockstep_test/pod_profiled_bindings.hpp"
 
 namespace {
 
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: lockstep_mutation_replay [--expect FILE] CORPUS...\n");
     return 2;
   }
-  const cases::BindingSet bindings = pod::bindings::all();
+  const cases::BindingSet bindings = lockstep::testing::pod_profiled_bindings();
   std::size_t at = 0;
   // Prints a line, or compares it with the expected one: false at the first difference.
   auto emit = [&](const std::string& line) {
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
       if (!emit(fmt::format("{} {:08x} {}", dir, file.function, file.name))) return 1;
       std::size_t matched = 0;
       for (const auto& c : file.cases) {
-        const auto cmp = cases::compare(c, b->run(c));
+        const auto cmp = cases::compare(c, cases::run_binding(*b, c));
         if (cmp.matched()) ++matched;
         else if (!emit(outcome_line(c, cmp))) return 1;
       }

@@ -30,6 +30,7 @@
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/replay/replay.hpp"
 #include "pod/bindings/bindings.hpp"
+#include "lockstep_test/pod_profiled_bindings.hpp"
 
 namespace {
 
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "replay_bench: %s\n", corpus.error().message.c_str());
     return 2;
   }
-  const auto bindings = pod::bindings::all();
+  const auto bindings = lockstep::testing::pod_profiled_bindings();
   // The helpers (x87 vector routines and table readers) and the car step.
   const std::vector<std::uint32_t> helpers = {0x4d41a0, 0x4d41df, 0x4d465d, 0x4d43ad, 0x4c5e6c, 0x4c5e64};
   const std::uint32_t car_step = 0x41b66c;

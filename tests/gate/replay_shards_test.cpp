@@ -11,6 +11,7 @@
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/replay/replay.hpp"
 #include "pod/bindings/bindings.hpp"
+#include "lockstep_test/pod_profiled_bindings.hpp"
 
 namespace {
 
@@ -32,10 +33,9 @@ constexpr const char* kBroken = "standin, broken port";
 /// POD's bindings with every third one made wrong on odd case ids: one written byte flipped, or an
 /// extra byte written where the case wrote nothing.
 cases::BindingSet broken_bindings() {
-  cases::BindingSet set = pod::bindings::all();
+  cases::BindingSet set = lockstep::testing::pod_profiled_bindings();
   for (std::size_t i = 0; i < set.size(); i += 3) {
-    set[i].run = [run = set[i].run](const cases::Case& c) {
-      cases::PortEffects e = run(c);
+    set[i] = cases::with_edited_effects(std::move(set[i]), [](const cases::Case& c, cases::PortEffects& e) {
       if (c.id % 2 == 1) {
         const auto runs = e.writes.runs();
         if (!runs.empty() && !runs.front().bytes.empty()) {
@@ -46,15 +46,14 @@ cases::BindingSet broken_bindings() {
           e.writes.set(0x00630838, 0x5a);  // a byte of car[0] the case never wrote
         }
       }
-      return e;
-    };
+    });
   }
   return set;
 }
 
 harness::ReplayResult replay(const std::string& name, unsigned jobs, Shard shard = {}) {
   const bool broken = name == kBroken;
-  static const cases::BindingSet good = pod::bindings::all(), bad = broken_bindings();
+  static const cases::BindingSet good = lockstep::testing::pod_profiled_bindings(), bad = broken_bindings();
   harness::ReplayOptions opt;
   opt.jobs = jobs;
   opt.shard = shard;

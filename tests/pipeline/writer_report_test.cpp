@@ -21,6 +21,7 @@
 #include "lockstep/profile/profile.hpp"
 #include "lockstep/replay/replay.hpp"
 #include "pod/bindings/bindings.hpp"
+#include "lockstep_test/pod_profiled_bindings.hpp"
 
 namespace {
 
@@ -31,12 +32,10 @@ constexpr std::int64_t kEngineSpeedOffset = 0x440;  // car record: engine_speed 
 
 // drive::engine's binding, with the first engine_speed byte the port writes flipped.
 cases::BindingSet wrong_engine(const harness::Labeler& labels) {
-  cases::BindingSet set = pod::bindings::all();
+  cases::BindingSet set = lockstep::testing::pod_profiled_bindings();
   for (auto& b : set) {
     if (b.address != kEngine) continue;
-    auto right = b.run;
-    b.run = [right, &labels](const cases::Case& c) {
-      cases::PortEffects fx = right(c);
+    b = cases::with_edited_effects(std::move(b), [&labels](const cases::Case&, cases::PortEffects& fx) {
       std::optional<std::uint32_t> at;
       fx.writes.for_each([&](std::uint32_t a, std::uint8_t) {
         if (!at && labels.name(a).find("engine_speed") != std::string::npos &&
@@ -44,8 +43,7 @@ cases::BindingSet wrong_engine(const harness::Labeler& labels) {
           at = a;
       });
       if (at) fx.writes.set(*at, static_cast<std::uint8_t>(*fx.writes.get(*at) ^ 0x5a));
-      return fx;
-    };
+    });
   }
   return set;
 }
@@ -131,18 +129,16 @@ TEST(WriterReport, AMismatchNamesTheStoreThatWroteTheField) {
   EXPECT_EQ(text.find(" .. "), std::string::npos) << text;
   EXPECT_EQ(text.find("(`..`: a byte not written"), std::string::npos) << text;
   // A port that leaves the field's bytes unwritten: its line shows `..`, and the legend says what it means.
-  cases::BindingSet silent = pod::bindings::all();
+  cases::BindingSet silent = lockstep::testing::pod_profiled_bindings();
   for (auto& b : silent)
     if (b.address == kEngine)
-      b.run = [right = b.run, &labels](const cases::Case& cs) {
-        cases::PortEffects fx = right(cs);
+      b = cases::with_edited_effects(std::move(b), [&labels](const cases::Case&, cases::PortEffects& fx) {
         cases::ByteMap kept;
         fx.writes.for_each([&](std::uint32_t a, std::uint8_t v) {
           if (labels.name(a).find(" engine_speed") == std::string::npos) kept.set(a, v);
         });
         fx.writes = kept;
-        return fx;
-      };
+      });
   auto silent_result = harness::replay(*corpus, silent, opt);
   ASSERT_TRUE(silent_result.ok());
   ASSERT_EQ(silent_result->functions[0].failures.size(), 1u);

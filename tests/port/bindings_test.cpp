@@ -24,6 +24,7 @@
 #include "pod/setup.hpp"
 #include "pod/step.hpp"
 #include "world.hpp"
+#include "lockstep_test/pod_profiled_bindings.hpp"
 
 namespace {
 
@@ -67,7 +68,7 @@ class Capture final : public pod::Memory {
 struct Bindings : ::testing::Test {
   World w;
   pod::GuestAddr track = 0;
-  lockstep::cases::BindingSet set = pod::bindings::all();
+  lockstep::cases::BindingSet set = lockstep::testing::pod_profiled_bindings();
   void SetUp() override {
     w.m.map(pod::addr::kRaceObjects, 8 * pod::addr::kRaceObjectSize);
     w.m.map(pod::addr::kHumanRacers, 12);
@@ -117,7 +118,7 @@ struct Bindings : ::testing::Test {
   lockstep::cases::Comparison replay(const Case& c) {
     const lockstep::cases::Binding* b = lockstep::cases::find_binding(set, c.function);
     EXPECT_NE(b, nullptr);
-    const auto cmp = lockstep::cases::compare(c, b->run(c));
+    const auto cmp = lockstep::cases::compare(c, lockstep::cases::run_binding(*b, c));
     for (const auto& d : cmp.bytes) ADD_FAILURE() << std::hex << "byte 0x" << d.address << " kind " << int(d.kind);
     for (const auto& r : cmp.registers) ADD_FAILURE() << r.name << " " << r.original << " vs " << r.port;
     for (auto a : cmp.outside_reads) ADD_FAILURE() << std::hex << "outside read 0x" << a;
@@ -257,11 +258,11 @@ TEST(RaceBindings, FrameClockTakesTheClocksValueAndTheCountdownNone) {
   w.m.put_u32(pod::addr::kLastClock, 0x10000);
   w.m.put_u32(kScriptedClock, 0x10000);
   w.m.put_u32(kScriptedClock + 4, 7);
-  const lockstep::cases::BindingSet set = pod::bindings::all();
+  const lockstep::cases::BindingSet set = lockstep::testing::pod_profiled_bindings();
   const auto replay = [&](const Case& c) {
     const lockstep::cases::Binding* b = lockstep::cases::find_binding(set, c.function);
     EXPECT_NE(b, nullptr);
-    return lockstep::cases::compare(c, b->run(c));
+    return lockstep::cases::compare(c, lockstep::cases::run_binding(*b, c));
   };
   Capture cap(w.m);
   cap.put_u32(kScriptedClock, 0x10000 + 40);  // the clock's reading: 40 ms later

@@ -148,7 +148,7 @@ Result<int> run_call(Io& io, const CallOptions& o, const ImageOption& image) {
       c.in = out.record.in;
       for (const ByteRun& r : out.record.effects.inputs) c.inputs.set(r.addr, r.bytes);
       io.out << "  arguments:\n";
-      for (const std::string& line : cases::describe_arguments(c, cases::Signature{spec.convention, fn->args}))
+      for (const std::string& line : cases::describe_arguments(c, cases::Signature{spec.convention, fn->args, fn->returns}))
         io.out << "    " << line << "\n";
     }
     io.out << format_effects(out.record.effects, labels);

@@ -83,6 +83,12 @@ const ArgPlace& Arguments::place(std::string_view name) const {
   return places_[index(name, {ArgType::kU32, ArgType::kI32, ArgType::kPtr, ArgType::kF32, ArgType::kF64}, "place")];
 }
 
+std::uint64_t Arguments::bits(std::size_t i) const {
+  if (i >= places_.size())
+    throw std::out_of_range(fmt::format("{}: argument {} asked for; the profile's args list {}", c_.name, i + 1, places_.size()));
+  return load(i);
+}
+
 bool Arguments::read_by_original(std::string_view name) const {
   const ArgPlace& p = place(name);
   return p.reg || c_.inputs.contains_all(c_.in.esp + p.esp_offset, p.size);

@@ -76,26 +76,3 @@ Comparison compare(const Case& c, const PortEffects& port, const CompareOptions&
 std::string format_extended(const x87::Extended& v) { return fmt::format("{} ({})", v.decimal(), v.hex()); }
 
 }  // namespace lockstep::cases
-
-#include "lockstep/cases/binding.hpp"
-
-namespace lockstep::cases {
-
-PortEffects run_binding(const Binding& b, const Case& c) {
-  if (!b.run_with_args) return b.run(c);
-  if (!b.signature) {
-    PortEffects fx;
-    fx.error = fmt::format("{} reads its arguments by name, but no profile gave the function's args: replay with "
-                           "the profile the corpus was captured with (--profile)", b.name);
-    return fx;
-  }
-  return b.run_with_args(c, *b.signature);
-}
-
-const Binding* find_binding(const BindingSet& set, GuestAddr address) {
-  for (const auto& b : set)
-    if (b.address == address) return &b;
-  return nullptr;
-}
-
-}  // namespace lockstep::cases

@@ -35,10 +35,15 @@ BindingsAgainstProfile check_bindings(const cases::BindingSet& bindings, const h
       continue;
     }
     if (at != by_address.end()) {
+      const harness::FunctionSpec& f = *at->second;
       bound_functions.insert(b.address);
-      if (at->second->name != b.name)
-        out.disagreements.push_back(fmt::format("{}: {} (line {}) names 0x{:08x} '{}'", binding, profile.source,
-                                                at->second->line, b.address, at->second->name));
+      if (f.name != b.name)
+        out.disagreements.push_back(
+            fmt::format("{}: {} (line {}) names 0x{:08x} '{}'", binding, profile.source, f.line, b.address, f.name));
+      if (b.declared) {
+        const std::string misfit = cases::declared_misfit(binding, *b.declared, {f.convention, f.args, f.returns});
+        if (!misfit.empty()) out.disagreements.push_back(fmt::format("{} (line {})", misfit, f.line));
+      }
     }
     if (named != by_name.end() && named->second->address != b.address)
       out.disagreements.push_back(fmt::format("{}: {} (line {}) puts '{}' at 0x{:08x}", binding, profile.source,

@@ -43,10 +43,12 @@ std::map<GuestAddr, FunctionProgress> listed_functions(const ProgressInputs& in)
 }
 
 Status add_replays(const ProgressInputs& in, std::map<GuestAddr, FunctionProgress>& fns) {
+  // The profile's signatures, for bindings that take the arguments it declares.
+  const cases::BindingSet bindings = with_signatures(*in.bindings, *in.profile);
   for (const auto& [name, corpus] : in.corpora) {
     ReplayOptions opt;
     opt.jobs = in.jobs;
-    LOCKSTEP_TRY(auto result, replay(*corpus, *in.bindings, opt));
+    LOCKSTEP_TRY(auto result, replay(*corpus, bindings, opt));
     for (const auto& o : result.functions) {
       FunctionProgress& p = fns[o.function];
       p.cases += o.cases;

@@ -6,30 +6,13 @@
 namespace pod::bindings::detail {
 
 void add_drive(lockstep::cases::BindingSet& set) {
-  set.push_back(make(0x4191c4, "drive::automatic", [](pod::Memory& m, const Case& c) {
-    drive::automatic(m, c.in.eax);
-    return ret_none();
-  }));
-  set.push_back(make(0x418f0c, "drive::gears", [](pod::Memory& m, const Case& c) {
-    drive::gears(m, c.in.eax);
-    return ret_none();
-  }));
-  set.push_back(make(0x418010, "drive::engine", [](pod::Memory& m, const Case& c) {
-    drive::engine(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
+  set.push_back(declare(0x4191c4, "drive::automatic", &drive::automatic));
+  set.push_back(declare(0x418f0c, "drive::gears", &drive::gears));
+  set.push_back(declare(0x418010, "drive::engine", &drive::engine));
   // FUN_004185ac returns the drive torque in eax.
-  set.push_back(make(0x4185ac, "drive::torque", [](pod::Memory& m, const Case& c) {
-    return ret_eax(drive::torque(m, c.in.eax, c.in.edx));
-  }));
-  set.push_back(make(0x4189c4, "drive::brakes", [](pod::Memory& m, const Case& c) {
-    drive::brakes(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
-  set.push_back(make(0x418bd4, "drive::wheel_spin", [](pod::Memory& m, const Case& c) {
-    drive::wheel_spin(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
+  set.push_back(declare(0x4185ac, "drive::torque", &drive::torque));
+  set.push_back(declare(0x4189c4, "drive::brakes", &drive::brakes));
+  set.push_back(declare(0x418bd4, "drive::wheel_spin", &drive::wheel_spin));
 }
 
 }  // namespace pod::bindings::detail

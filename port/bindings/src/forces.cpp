@@ -8,13 +8,10 @@
 namespace pod::bindings::detail {
 
 void add_forces(lockstep::cases::BindingSet& set) {
-  set.push_back(make(0x417c2c, "forces::air", [](pod::Memory& m, const Case& c) {
-    forces::air(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
+  set.push_back(declare(0x417c2c, "forces::air", &forces::air));
   // grip leaves the force array's address in the stale slot at its entry esp − 0x400, a word of the
   // original's stack below the case's entry esp: the port is given the same word and its write
-  // there is the callee's frame, as the original's is.
+  // there is the callee's frame, as the original's is. Written out: that word is no argument.
   set.push_back(make(
       0x417cec, "forces::grip",
       [](pod::Memory& m, const Case& c) {
@@ -22,17 +19,11 @@ void add_forces(lockstep::cases::BindingSet& set) {
         return ret_none();
       },
       stale_slot));
-  set.push_back(make(0x417f48, "forces::wheel_drive", [](pod::Memory& m, const Case& c) {
-    forces::wheel_drive(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
-  set.push_back(make(0x4194c8, "suspension::springs", [](pod::Memory& m, const Case& c) {
-    suspension::springs(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
+  set.push_back(declare(0x417f48, "forces::wheel_drive", &forces::wheel_drive));
+  set.push_back(declare(0x4194c8, "suspension::springs", &suspension::springs));
   // The tyres' slip ratio lives in the same slot; a low-speed first point reads what the case holds
   // there (a stale-stack input below in.esp: the force array's address grip left), so the port gets
-  // exactly the original's stale word, not tyres::STALE_RATIO.
+  // exactly the original's stale word, not tyres::STALE_RATIO. Written out, as grip is.
   set.push_back(make(
       0x41af80, "tyres::tyres",
       [](pod::Memory& m, const Case& c) {

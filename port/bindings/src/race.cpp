@@ -36,18 +36,13 @@ std::uint32_t play_clock(pod::Memory& m, const Case& c) {
 }  // namespace
 
 void add_race(lockstep::cases::BindingSet& set) {
-  set.push_back(make(0x456dd4, "race::zones", [](pod::Memory& m, const Case&) {
-    race::zones(m);
-    return ret_none();
-  }));
+  set.push_back(declare(0x456dd4, "race::zones", &race::zones));
+  // Written out: the clock's value is played from the case (play_clock), not an argument.
   set.push_back(make(0x4ae894, "race::frame_clock", [](pod::Memory& m, const Case& c) {
     race::frame_clock(m, play_clock(m, c));
     return ret_none();
   }));
-  set.push_back(make(0x47b98c, "race::countdown", [](pod::Memory& m, const Case&) {
-    race::countdown(m);
-    return ret_none();
-  }));
+  set.push_back(declare(0x47b98c, "race::countdown", &race::countdown));
 }
 
 }  // namespace pod::bindings::detail

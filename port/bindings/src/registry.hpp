@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "lockstep/cases/declared.hpp"
 #include "pod/bindings/bindings.hpp"
 
 namespace pod::bindings::detail {
@@ -19,7 +20,36 @@ using Body = std::function<Returned(pod::Memory&, const Case&)>;
 /// compares only what lies at or above its entry esp); every other port write is.
 using FrameWord = std::function<GuestAddr(const Case&)>;
 
+/// A binding written out: `body` reads the case's registers and bytes itself. For a function whose
+/// port takes more than its arguments (a word of the case's stack frame, a value the case shows
+/// elsewhere) or gives back more than its return; each such binding says why it is written out.
 lockstep::cases::Binding make(GuestAddr address, std::string name, Body body, FrameWord frame_word = {});
+
+/// A declared binding (lockstep/cases/declared.hpp): the port function takes the profile's args in
+/// order (Watcom: eax, edx, ebx, ecx) after its memory and returns the profile's result; the gate's
+/// bindings check holds the two together.
+/// (A port function overloaded on pod::Memory& and on values is taken at its memory overload.)
+template <class R, class... A>
+lockstep::cases::Binding declare(GuestAddr address, std::string name, R (*fn)(pod::Memory&, A...)) {
+  return lockstep::cases::declared<CaseMemory>(address, std::move(name), fn);
+}
+/// For a port function overloaded on what it takes: the overload of the signature `Sig` (after the
+/// memory), e.g. declare_overload<Fixed(GuestAddr, GuestAddr, GuestAddr)>(…, &cars::impulse).
+template <class Sig>
+struct MemoryOverload;
+template <class R, class... A>
+struct MemoryOverload<R(A...)> {
+  using type = R (*)(pod::Memory&, A...);
+};
+template <class Sig>
+lockstep::cases::Binding declare_overload(GuestAddr address, std::string name, typename MemoryOverload<Sig>::type fn) {
+  return lockstep::cases::declared<CaseMemory>(address, std::move(name), fn);
+}
+/// The same for a port function of its arguments alone (it reads no memory).
+template <class R, class... A>
+lockstep::cases::Binding declare_pure(GuestAddr address, std::string name, R (*fn)(A...)) {
+  return lockstep::cases::declared<CaseMemory>(address, std::move(name), fn);
+}
 
 inline Returned ret_none() { return Returned{}; }
 inline Returned ret_eax(std::int32_t v) { return Returned{static_cast<std::uint32_t>(v), 0, std::nullopt}; }

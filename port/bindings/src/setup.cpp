@@ -12,27 +12,16 @@ GuestAddr settle_stale_slot(const Case& c) { return c.in.esp - 0x1000; }
 
 void add_setup(lockstep::cases::BindingSet& set) {
   // FUN_004247f8: eax = quad, edx = its mesh.
-  set.push_back(make(0x4247f8, "setup::quad_halves", [](pod::Memory& m, const Case& c) {
-    setup::quad_halves(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
+  set.push_back(declare(0x4247f8, "setup::quad_halves", &setup::quad_halves));
   // FUN_004985e8: no arguments.
-  set.push_back(make(0x4985e8, "setup::surface_defaults", [](pod::Memory& m, const Case&) {
-    setup::surface_defaults(m);
-    return ret_none();
-  }));
+  set.push_back(declare(0x4985e8, "setup::surface_defaults", &setup::surface_defaults));
   // FUN_004236f0: eax = car, edx = the start record.
-  set.push_back(make(0x4236f0, "setup::grid_slot", [](pod::Memory& m, const Case& c) {
-    setup::grid_slot(m, c.in.eax, c.in.edx);
-    return ret_none();
-  }));
+  set.push_back(declare(0x4236f0, "setup::grid_slot", &setup::grid_slot));
   // FUN_0041e0d0: called in the settling, its purpose not given (G25): a seam.
-  set.push_back(make(0x41e0d0, "setup::settle_seam", [](pod::Memory& m, const Case&) {
-    setup::settle_seam(m);
-    return ret_none();
-  }));
+  set.push_back(declare(0x41e0d0, "setup::settle_seam", &setup::settle_seam));
   // FUN_0049b9d4: no arguments. A case is captured with the profile's stubs on (the controllers and
   // the catch-up a `ret`), so the port settles with no controller: each car keeps the input 0x10.
+  // Written out: the racers' scratch (the stale slot, rand()'s thread block) comes from the case.
   set.push_back(make(
       0x49b9d4, "setup::settle",
       [](pod::Memory& m, const Case& c) {

@@ -20,10 +20,11 @@ namespace lockstep::cases {
 
 class ReplayMemory;
 
-/// A function's arguments as its profile declares them: the convention and `args`.
+/// A function's arguments and result as its profile declares them: the convention, `args`, `returns`.
 struct Signature {
   CallingConvention convention;
   std::vector<ArgSpec> args;
+  ReturnKind returns = ReturnKind::kNone;
   friend bool operator==(const Signature&, const Signature&) = default;
 };
 
@@ -59,6 +60,11 @@ class Arguments {
   double f64(std::string_view name) const;          ///< an f64 argument
   /// Where the argument lies.
   const ArgPlace& place(std::string_view name) const;
+  /// The i-th argument's bits, as its place holds them (4 bytes; 8 for an f64), whatever its kind: for
+  /// a declared binding, which passes the arguments in order after checking their kinds once
+  /// (declared_misfit). Throws std::out_of_range past the last.
+  std::uint64_t bits(std::size_t i) const;
+  std::size_t count() const noexcept { return places_.size(); }
   /// Whether the original read the argument (a register argument always counts as read).
   bool read_by_original(std::string_view name) const;
 

@@ -1,7 +1,8 @@
-// Each binding reads its arguments by the names game.toml's `args` give them; where the function's
-// convention puts each one (Crawl uses cdecl, stdcall and fastcall: ecx and edx, then the stack) is
-// lockstep's to know (lockstep/cases/arguments.hpp). A float travels as its 32-bit pattern (kind u32
-// in the profile, read with f32()). Results: eax, or st0 for a float or double.
+// Crawl's bindings. Each is declared (lockstep/cases/declared.hpp): the port function takes game.toml's
+// `args` in order and returns its `returns`, and where the function's convention puts each argument
+// (Crawl uses cdecl, stdcall and fastcall: ecx and edx, then the stack) is lockstep's to know
+// (lockstep/cases/arguments.hpp). A float travels as its 32-bit pattern (kind u32 in the profile).
+// Results: eax, or st0 for a float or double. The one that needs more is written out by name.
 #include "crawl/bindings.hpp"
 
 #include <bit>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "crawl/game.hpp"
+#include "lockstep/cases/declared.hpp"
 #include "lockstep/cases/replay_memory.hpp"
 
 namespace crawl::bindings {
@@ -39,8 +41,6 @@ class StubClock final : public Platform {
 };
 
 Returned eax(std::int32_t v) { return {static_cast<std::uint32_t>(v), std::nullopt}; }
-Returned st0(double v) { return {0, v}; }
-Returned none() { return {}; }
 
 }  // namespace
 
@@ -67,40 +67,20 @@ lockstep::cases::Binding bind(GuestAddr address, std::string name, Body body) {
 
 lockstep::cases::BindingSet all() {
   lockstep::cases::BindingSet set;
+  using lockstep::cases::declared;
+  set.push_back(declared<CaseMemory>(0x401960, "fixed::mul", &fx_mul));
+  set.push_back(declared<CaseMemory>(0x4019a0, "map::tile_at", &tile_at));
+  set.push_back(declared<CaseMemory>(0x4016c0, "map::blocked", &tile_blocked));
+  set.push_back(declared<CaseMemory>(0x4015b0, "angle::wrap", &angle_wrap));
+  set.push_back(declared<CaseMemory>(0x401680, "angle::distance", &entity_distance));
+  set.push_back(declared<CaseMemory>(0x4019d0, "motion::turn_toward", &turn_toward));
+  set.push_back(declared<CaseMemory>(0x401a20, "motion::move", &move));
+  set.push_back(declared<CaseMemory>(0x401820, "entity::damage", &damage));
+  set.push_back(declared<CaseMemory>(0x401890, "walker::think", &walker_think));
+  set.push_back(declared<CaseMemory>(0x401700, "turret::think", &turret_think));
+  // Written out, by name: the port takes the platform's clock, which no argument carries, and the
+  // update of a world with no live entity never loads dt (below).
   using lockstep::cases::Arguments;
-  set.push_back(bind(0x401960, "fixed::mul", [](Memory&, const Arguments& args) {
-    return eax(fx_mul(args.i32("a"), args.i32("b")));
-  }));
-  set.push_back(bind(0x4019a0, "map::tile_at", [](Memory& m, const Arguments& args) {
-    return eax(tile_at(m, args.ptr("map"), args.i32("tx"), args.i32("ty")));
-  }));
-  set.push_back(bind(0x4016c0, "map::blocked", [](Memory& m, const Arguments& args) {
-    return eax(tile_blocked(m, args.ptr("map"), args.i32("x_fx"), args.i32("y_fx")) ? 1 : 0);
-  }));
-  set.push_back(bind(0x4015b0, "angle::wrap", [](Memory&, const Arguments& args) {
-    return st0(angle_wrap(args.f32("angle")));
-  }));
-  set.push_back(bind(0x401680, "angle::distance", [](Memory& m, const Arguments& args) {
-    return st0(entity_distance(m, args.ptr("a"), args.ptr("b")));
-  }));
-  set.push_back(bind(0x4019d0, "motion::turn_toward", [](Memory& m, const Arguments& args) {
-    turn_toward(m, args.ptr("entity"), args.f32("target"), args.f32("max_step"));
-    return none();
-  }));
-  set.push_back(bind(0x401a20, "motion::move", [](Memory& m, const Arguments& args) {
-    return eax(move(m, args.ptr("world"), args.ptr("entity"), args.f32("dt")) ? 1 : 0);
-  }));
-  set.push_back(bind(0x401820, "entity::damage", [](Memory& m, const Arguments& args) {
-    return eax(damage(m, args.ptr("entity"), args.i32("amount")) ? 1 : 0);
-  }));
-  set.push_back(bind(0x401890, "walker::think", [](Memory& m, const Arguments& args) {
-    walker_think(m, args.ptr("entity"), args.ptr("world"), args.f32("dt"));
-    return none();
-  }));
-  set.push_back(bind(0x401700, "turret::think", [](Memory& m, const Arguments& args) {
-    turret_think(m, args.ptr("entity"), args.ptr("world"), args.f32("dt"));
-    return none();
-  }));
   set.push_back(bind(0x401b20, "world::update", [](Memory& m, const Arguments& args) {
     static const StubClock clock;
     // The update of a world with no live entity never loads dt: the port, which takes it as an

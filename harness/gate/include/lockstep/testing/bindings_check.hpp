@@ -5,6 +5,8 @@
 // - a binding's address is a profile function's, and the binding has that function's name;
 // - a binding's name is a profile function's, and the binding has that function's address;
 // - no two bindings share an address or a name;
+// - a declared binding's port function takes and returns what the profile's args and returns say
+//   (lockstep/cases/declared.hpp), so a signature the two disagree on fails here, before any case runs;
 // - every profile function has a binding, except those the game leaves unbound on purpose, each with
 //   its reason (functions of the original's machinery the port does not cover: drivers, library code,
 //   the recorder's hooks).

@@ -1,6 +1,10 @@
 // POD's bindings: for each original address the port covers, an adapter that gives the port a case's
 // memory (pod::Memory over the case's input bytes) and registers, runs the port function, and returns
 // what it wrote and the registers it produces. The port itself knows nothing of cases or Unicorn.
+// Most are declared (lockstep/cases/declared.hpp): the port function takes the profile's args
+// (harness/profiles/pod.toml) in order, so they run with the profile's signatures attached
+// (harness::with_signatures, which lockstep replay, progress, probe and the gate do); the rest are
+// written out, each saying why (port/bindings/src).
 #pragma once
 
 #include <cstdint>
