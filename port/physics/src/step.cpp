@@ -349,19 +349,14 @@ void wheel_roll(Memory& m, GuestAddr car) {
 
 // FUN_004155b8
 void pose(Memory& m, GuestAddr car, GuestAddr driver) {
-  const GuestAddr object = Driver(m, driver).get(Driver::object);
-  if (object != 0) {
+  if (const GuestAddr at = Driver(m, driver).get(Driver::object); at != 0) {
+    const RaceObject object(m, at);
     const Car c(m, car);
-    const Vec3 f = c.get(Car::forward);
-    const Vec3 l = c.get(Car::left);
     const Vec3 u = c.get(Car::up);
-    for (int r = 0; r < 3; ++r) {  // the axes as columns, stored row by row (F089)
-      const GuestAddr row = object + kObjectMatrix + 12u * static_cast<std::uint32_t>(r);
-      m.put_vec3(row, Vec3{f[r], l[r], u[r]});
-    }
-    const GuestAddr hull = m.u32(object + kObjectHull);
-    const Fixed half_z = hull != 0 ? m.i32(hull + 8) : 0;
-    m.put_vec3(object + kObjectPosition, sub(c.point(Car::kChassis).get(Point::position), math::scale16(u, half_z)));
+    object.put_axes(c.get(Car::forward), c.get(Car::left), u);
+    const GuestAddr hull = object.get(RaceObject::hull);
+    const Fixed half_z = hull != 0 ? Hull(m, hull).get(Hull::half_z) : 0;
+    object.set(RaceObject::position, sub(c.point(Car::kChassis).get(Point::position), math::scale16(u, half_z)));
   }
   wheel_roll(m, car);
 }

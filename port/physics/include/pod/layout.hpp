@@ -234,6 +234,7 @@ class Hull : public RecordView {
   static constexpr Field<Vec3> half{0x00};      // (max − min) >> 1
   static constexpr Field<Fixed> radius{0x0c};   // √(x² + y²) of the half sizes
   static constexpr Field<Vec3> centre{0x10};    // (max + min) >> 1
+  static constexpr Field<Fixed> half_z{0x08};   // half's z alone: the pose reads no more of it (F089)
 };
 
 /// A racer's drawn (race) object, 0x80 bytes at 0x61a6d0 + 0x80 × racer, the driver's +4 (000, 002,
@@ -254,6 +255,11 @@ class RaceObject : public RecordView {
   Vec3 axis(int k) const {
     const std::uint32_t c = kMatrix + 4u * static_cast<std::uint32_t>(k);
     return Vec3{get(Field<Fixed>{c}), get(Field<Fixed>{c + 12}), get(Field<Fixed>{c + 24})};
+  }
+  /// Stores the axes as the matrix's columns, row by row (F089): row r is (forward[r], left[r], up[r]).
+  void put_axes(const Vec3& forward, const Vec3& left, const Vec3& up) const {
+    for (int r = 0; r < 3; ++r)
+      memory().put_vec3(addr() + kMatrix + 12u * static_cast<std::uint32_t>(r), Vec3{forward[r], left[r], up[r]});
   }
   /// Part i's address: the i-th word of the part list.
   GuestAddr part(int i) const { return memory().u32(get(parts) + 4u * static_cast<std::uint32_t>(i)); }

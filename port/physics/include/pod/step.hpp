@@ -33,11 +33,6 @@ inline constexpr Fixed kStuckTime = 0x20000;
 inline constexpr Fixed kStuckSpeed = 0x10000;
 /// Put back after 2.5 s upside down (F081): 640 in the timer's 1/256 s.
 inline constexpr std::uint32_t kUpsideDownPutBack = 640;
-/// The drawn (race) object's fields (port/CHOICES.md "Car against car and damage"): the whole car's hull
-/// (a pointer, A01), the matrix and the position.
-inline constexpr std::uint32_t kObjectHull = 0x44;
-inline constexpr std::uint32_t kObjectMatrix = 0x48;
-inline constexpr std::uint32_t kObjectPosition = 0x6c;
 
 /// Where the step keeps what the original keeps outside the car: its force array (six vec3:
 /// forces[0..4] the points', forces[5] the outside force; the original's static block) and the
