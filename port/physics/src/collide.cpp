@@ -279,6 +279,93 @@ void sector_walls(Memory& m, GuestAddr car, GuestAddr sectors, std::int32_t coun
   walls_of(m, car, list.data(), static_cast<int>(list.size()));
 }
 
+namespace {
+
+/// Last step's face first (F069): the point's face, when the point is still over it and within the
+/// band. The point's position and radius are read where a test first needs them, as the original
+/// reads them: a point with no face reads neither.
+bool last_face(Memory& m, const Point& p, Hit& hit) {
+  if (p.get(Point::touching) == 0) return false;
+  const GuestAddr mesh = p.get(Point::face_mesh);
+  if (mesh == 0) return false;
+  const Mesh me(m, mesh);
+  const auto number = static_cast<std::uint32_t>(p.get(Point::face_number));
+  GuestAddr f = 0;
+  int k = 0;
+  if (p.get(Point::face_is_quad) != 0) {
+    f = me.get(Mesh::quads) + Quad::kSize * number;
+    k = over_quad(m, p.addr(), f, mesh);
+    if (k == 0) return false;
+  } else {
+    f = me.get(Mesh::triangles) + Triangle::kSize * number;
+    if (over_triangle(m, p.addr(), f, mesh) == 0) return false;
+  }
+  const Fixed e = height(m, p.get(Point::position), f, mesh, k);
+  if (!band(e, p.get(Point::radius))) return false;
+  hit = Hit{f, mesh, k, e};
+  return true;
+}
+
+/// The sector searches (F070): every sector on a full call, else the point's own sector and then its
+/// neighbours. The sector whose search found a face is `sector`; when none did, the first whose
+/// bounds held the point becomes the point's sector.
+bool search_sectors(Memory& m, const Point& p, bool full, Hit& hit, GuestAddr& sector) {
+  GuestAddr first_holding = 0;
+  const auto try_sector = [&](GuestAddr s) {
+    if (!putback::within_bounds(m, s, p.addr(Point::position))) return false;
+    if (first_holding == 0) first_holding = s;
+    if (!search(m, p, s, hit)) return false;
+    sector = s;
+    return true;
+  };
+  bool found = false;
+  if (full) {
+    const std::int32_t count = m.i32(addr::kSectorCount);
+    const GuestAddr table = m.u32(addr::kSectorTable);
+    for (std::int32_t s = 0; s < count && !found; ++s) found = try_sector(table + Sector::kSize * static_cast<std::uint32_t>(s));
+  } else if (const GuestAddr own = p.get(Point::sector); own != 0) {
+    found = try_sector(own);
+    const Sector so(m, own);
+    const std::int32_t count = found ? 0 : so.get(Sector::neighbour_count);
+    GuestAddr list = 0;
+    for (std::int32_t j = 0; j < count && !found; ++j) {
+      if (j == 0) list = so.get(Sector::neighbours);
+      found = try_sector(m.u32(list + 4u * static_cast<std::uint32_t>(j)));
+    }
+  }
+  if (!found && first_holding != 0) p.set(Point::sector, first_holding);
+  return found;
+}
+
+/// The walls of the sectors found (F076): each distinct sector of points 0..4, in point order.
+void walls_of_found(Memory& m, const Car& c) {
+  GuestAddr found[Car::kPoints];
+  int n = 0;
+  for (int i = 0; i < Car::kPoints; ++i) {
+    const GuestAddr s = c.point(i).get(Point::sector);
+    if (s == 0) continue;
+    bool seen = false;
+    for (int k = 0; k < n; ++k) seen = seen || found[k] == s;
+    if (!seen) found[n++] = s;
+  }
+  walls_of(m, c.addr(), found, n);
+}
+
+/// The fall test (F080): no point touching, and wheel 0 more than 10 below its sector's low bound.
+bool fell(Memory& m, const Car& c) {
+  for (int i = 0; i < Car::kPoints; ++i) {
+    if (c.point(i).get(Point::touching) != 0) return false;
+  }
+  const Point w0 = c.point(0);
+  const GuestAddr s0 = w0.get(Point::sector);
+  if (s0 == 0) return false;
+  const Fixed z = m.i32(w0.addr(Point::position) + 8);            // only z is compared
+  const Fixed floor = m.i32(s0 + Sector::bounds_low.offset + 8);  // the low bound's z (A13, chosen)
+  return z < wrap_sub(floor, kFallDepth);
+}
+
+}  // namespace
+
 // FUN_00417988
 bool track(Memory& m, GuestAddr car, GuestAddr driver) {
   const Car c(m, car);
@@ -293,76 +380,11 @@ bool track(Memory& m, GuestAddr car, GuestAddr driver) {
   for (int i = 0; i < Car::kPoints; ++i) {
     if (i == Car::kChassis && !chassis) continue;  // keeps last step's state
     const Point p = c.point(i);
-    // The point's position and radius are read where a test first needs them, as the original
-    // reads them: a point with no face and no sector reads neither.
     Hit hit;
-    bool found = false;
-    bool by_search = false;
     GuestAddr sector = 0;
-    // Last step's face first (F069).
-    if (p.get(Point::touching) != 0) {
-      const GuestAddr mesh = p.get(Point::face_mesh);
-      if (mesh != 0) {
-        const Mesh me(m, mesh);
-        const auto number = static_cast<std::uint32_t>(p.get(Point::face_number));
-        if (p.get(Point::face_is_quad) != 0) {
-          const GuestAddr f = me.get(Mesh::quads) + Quad::kSize * number;
-          const int k = over_quad(m, p.addr(), f, mesh);
-          if (k != 0) {
-            const Fixed e = height(m, p.get(Point::position), f, mesh, k);
-            if (band(e, p.get(Point::radius))) {
-              hit = Hit{f, mesh, k, e};
-              found = true;
-            }
-          }
-        } else {
-          const GuestAddr f = me.get(Mesh::triangles) + Triangle::kSize * number;
-          if (over_triangle(m, p.addr(), f, mesh) != 0) {
-            const Fixed e = height(m, p.get(Point::position), f, mesh, 0);
-            if (band(e, p.get(Point::radius))) {
-              hit = Hit{f, mesh, 0, e};
-              found = true;
-            }
-          }
-        }
-      }
-    }
-    if (!found) {
-      GuestAddr first_holding = 0;
-      const auto try_sector = [&](GuestAddr s) {
-        if (!putback::within_bounds(m, s, p.addr(Point::position))) return false;
-        if (first_holding == 0) first_holding = s;
-        if (search(m, p, s, hit)) {
-          sector = s;
-          return true;
-        }
-        return false;
-      };
-      if (full) {
-        const std::int32_t count = m.i32(addr::kSectorCount);
-        const GuestAddr table = m.u32(addr::kSectorTable);
-        for (std::int32_t s = 0; s < count && !found; ++s) {
-          found = try_sector(table + Sector::kSize * static_cast<std::uint32_t>(s));
-        }
-      } else {
-        const GuestAddr own = p.get(Point::sector);
-        if (own != 0) {
-          found = try_sector(own);
-          if (!found) {
-            const Sector so(m, own);
-            const std::int32_t count = so.get(Sector::neighbour_count);
-            GuestAddr list = 0;
-            for (std::int32_t j = 0; j < count && !found; ++j) {
-              if (j == 0) list = so.get(Sector::neighbours);
-              found = try_sector(m.u32(list + 4u * static_cast<std::uint32_t>(j)));
-            }
-          }
-        }
-      }
-      by_search = found;
-      if (!found && first_holding != 0) p.set(Point::sector, first_holding);
-    }
-    if (!found) {
+    const bool kept = last_face(m, p, hit);
+    const bool by_search = !kept && search_sectors(m, p, full, hit, sector);
+    if (!kept && !by_search) {
       p.set(Point::touching, std::uint8_t{0});
       continue;
     }
@@ -372,30 +394,11 @@ bool track(Memory& m, GuestAddr car, GuestAddr driver) {
     settle_wheel(m, c, p, hit.e);
   }
   free_wheels(m, c);  // F077
-  // The walls of the sectors found (F076): each distinct sector of points 0..4, in point order.
-  GuestAddr found[Car::kPoints];
-  int n = 0;
-  for (int i = 0; i < Car::kPoints; ++i) {
-    const GuestAddr s = c.point(i).get(Point::sector);
-    if (s == 0) continue;
-    bool seen = false;
-    for (int k = 0; k < n; ++k) seen = seen || found[k] == s;
-    if (!seen) found[n++] = s;
-  }
-  walls_of(m, car, found, n);
+  walls_of_found(m, c);
   const GuestAddr s1 = c.point(1).get(Point::sector);
   c.set(Car::wheel1_sector_number,
         s1 != 0 ? static_cast<std::int32_t>(s1 - m.u32(addr::kSectorTable)) / static_cast<std::int32_t>(Sector::kSize) : -1);
-  // The fall test (F080): nothing found, and wheel 0 more than 10 below its sector's low bound.
-  for (int i = 0; i < Car::kPoints; ++i) {
-    if (c.point(i).get(Point::touching) != 0) return false;
-  }
-  const Point w0 = c.point(0);
-  const GuestAddr s0 = w0.get(Point::sector);
-  if (s0 == 0) return false;
-  const Fixed z = m.i32(w0.addr(Point::position) + 8);               // only z is compared
-  const Fixed floor = m.i32(s0 + Sector::bounds_low.offset + 8);  // the low bound's z (A13, chosen)
-  if (z >= wrap_sub(floor, kFallDepth)) return false;
+  if (!fell(m, c)) return false;
   putback::put_back(m, car, driver);
   return true;
 }

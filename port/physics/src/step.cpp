@@ -187,27 +187,8 @@ Controls input_bits(Memory& m, const Car& c, const Driver& d) {
   return Controls{steer, speed};
 }
 
-}  // namespace
-
-Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch, Damage damage) {
-  const Car c(m, car);
-  const Driver d(m, driver);
-  Out out;
-  const Vec3 chassis_before = c.point(Car::kChassis).get(Point::position);  // the move's start (F036)
-  const Fixed engine_at_entry = c.get(Car::engine_speed);
-  const GuestAddr forces = scratch.forces;
-
-  const Controls ctl = input_bits(m, c, d);                     // 3
-  if ((c.get(Car::gearbox_flags) & drive::kAutomatic) != 0) {  // 4 (F021)
-    drive::automatic(m, car);
-  }
-  drive::gears(m, car);                                          // 5
-  frames::wheel_axes(m, car);                                    // 6
-  if (ctl.steer != 0) frames::turn(m, car, ctl.steer);
-  drive::engine(m, car, driver);                                 // 7
-  const Fixed torque = drive::torque(m, car, driver);            // 8
-
-  // 9: the torque shared by the drive layout (F028).
+// Stage 9: the torque shared by the drive layout (F028).
+void share_torque(Memory& m, const Car& c, Fixed torque) {
   const std::int32_t layout = c.get(Car::drive_layout);
   Fixed radii = 0;
   for (int i = 0; i < Car::kWheels; ++i) radii = wrap_add(radii, c.point(i).get(Point::radius));
@@ -223,33 +204,34 @@ Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch
     }
     p.set(Point::drive_torque, share);
   }
-  drive::brakes(m, car, driver);  // 10
-  // 11: rolling resistance −(+0x90 × spin) >> 16 (F029).
+}
+
+// Stage 11: rolling resistance −(+0x90 × spin) >> 16 (F029).
+void rolling_resistance(const Car& c) {
   for (int i = 0; i < Car::kWheels; ++i) {
     const Point p = c.point(i);
     p.set(Point::drive_torque, wrap_sub(p.get(Point::drive_torque), mul16(p.get(Point::rolling_resistance), p.get(Point::spin))));
   }
-  // 12
-  for (int i = 0; i < 6; ++i) m.put_vec3(force_at(forces, i), Vec3{});
-  forces::air(m, car, force_at(forces, 5));
-  forces::grip(m, car, forces, scratch.stale_slot);  // 13
-  forces::wheel_drive(m, car, forces);               // 14
-  // 15: under 10 units/s with no throttle, hold the car on a slope (F032).
+}
+
+// Stage 15: under 10 units/s with no throttle, hold the car on a slope (F032).
+void hold_on_slope(Memory& m, const Car& c, GuestAddr forces, Fixed speed) {
   int down = 0;
   for (int i = 0; i < Car::kWheels; ++i) {
     if (c.point(i).get(Point::touching) != 0) ++down;
   }
-  if (ctl.speed < 0xa0000 && c.get(Car::throttle) == 0 && down > 0) {
-    const Vec3 up = c.get(Car::up);
-    const Vec3 w{0, 0, wrap_neg(c.get(Car::weight))};
-    Vec3 t = math::scale16(up, math::dot16(w, up));
-    const Vec3 along = sub(w, t);
-    t = math::scale16(along, down << 14);
-    const GuestAddr f5 = force_at(forces, 5);
-    m.put_vec3(f5, sub(m.vec3(f5), t));
-  }
-  suspension::springs(m, car, forces);  // 16
-  // 17: normal forces along each contact normal.
+  if (speed >= 0xa0000 || c.get(Car::throttle) != 0 || down == 0) return;
+  const Vec3 up = c.get(Car::up);
+  const Vec3 w{0, 0, wrap_neg(c.get(Car::weight))};
+  Vec3 t = math::scale16(up, math::dot16(w, up));
+  const Vec3 along = sub(w, t);
+  t = math::scale16(along, down << 14);
+  const GuestAddr f5 = force_at(forces, 5);
+  m.put_vec3(f5, sub(m.vec3(f5), t));
+}
+
+// Stage 17: normal forces along each contact normal.
+void normal_forces(Memory& m, const Car& c, GuestAddr forces) {
   const Fixed quarter = c.get(Car::weight) >> 2;
   for (int i = 0; i < Car::kWheels; ++i) {
     const Point p = c.point(i);
@@ -264,8 +246,10 @@ Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch
       m.put_vec3(fi, add(m.vec3(fi), math::scale16(p.get(Point::contact_normal), load)));
     }
   }
-  tyres::tyres(m, car, forces, scratch.stale_slot);  // 18
-  // 19: forces scaled by how long the wheels have been down.
+}
+
+// Stage 19: forces scaled by how long the wheels have been down.
+void scale_by_touch_time(Memory& m, const Car& c, GuestAddr forces) {
   for (int i = 0; i < Car::kWheels; ++i) {
     const Point p = c.point(i);
     if (p.get(Point::touching) == 0) continue;
@@ -277,24 +261,58 @@ Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch
     const Vec3 tang = math::scale16(sub(m.vec3(fi), n), k);
     m.put_vec3(fi, add(n, tang));
   }
-  body::integrate(m, car, forces, &out.impacts);             // 20, with 21 (wall impacts) inside
+}
+
+}  // namespace
+
+Out step_from_controls(Memory& m, GuestAddr car, GuestAddr driver, const Scratch& scratch, Damage damage) {
+  const Car c(m, car);
+  const Driver d(m, driver);
+  Out out;
+  const Vec3 chassis_before = c.point(Car::kChassis).get(Point::position);  // the move's start (F036)
+  const Fixed engine_at_entry = c.get(Car::engine_speed);
+  const GuestAddr forces = scratch.forces;
+
+  const Controls ctl = input_bits(m, c, d);                      // 3
+  if ((c.get(Car::gearbox_flags) & drive::kAutomatic) != 0) {  // 4 (F021)
+    drive::automatic(m, car);
+  }
+  drive::gears(m, car);                                          // 5
+  frames::wheel_axes(m, car);                                    // 6
+  if (ctl.steer != 0) frames::turn(m, car, ctl.steer);
+  drive::engine(m, car, driver);                                 // 7
+  const Fixed torque = drive::torque(m, car, driver);            // 8
+
+  share_torque(m, c, torque);                                    // 9
+  drive::brakes(m, car, driver);                                 // 10
+  rolling_resistance(c);                                         // 11
+  for (int i = 0; i < 6; ++i) m.put_vec3(force_at(forces, i), Vec3{});  // 12
+  forces::air(m, car, force_at(forces, 5));
+  forces::grip(m, car, forces, scratch.stale_slot);              // 13
+  forces::wheel_drive(m, car, forces);                           // 14
+  hold_on_slope(m, c, forces, ctl.speed);                        // 15
+  suspension::springs(m, car, forces);                           // 16
+  normal_forces(m, c, forces);                                   // 17
+  tyres::tyres(m, car, forces, scratch.stale_slot);              // 18
+  scale_by_touch_time(m, c, forces);                             // 19
+  body::integrate(m, car, forces, &out.impacts);                 // 20, with 21 (wall impacts) inside
   // 21's damage calls, after the body's motion (F100): nothing before the step's end reads what
   // they change (part health, the wheels' grips, rolling resistance and radius).
   if (damage == Damage::kApplied) pod::damage::impacts(m, car, out.impacts);
-  suspension::substeps(m, car);                               // 22
-  suspension::place_points(m, car);                           // 23
-  out.put_back = collide::track(m, car, driver);              // 24
-  drive::wheel_spin(m, car, driver);                          // 25
-  skid_smoke(m, car, scratch.thread_block, &out.smoke);       // 26
-  suspension::travel(m, car);                                 // 27
-  body::push_out(m, car);                                     // 28
-  touching_counters(m, car);                                  // 29
+  suspension::substeps(m, car);                                  // 22
+  suspension::place_points(m, car);                              // 23
+  out.put_back = collide::track(m, car, driver);                 // 24
+  drive::wheel_spin(m, car, driver);                             // 25
+  skid_smoke(m, car, scratch.thread_block, &out.smoke);          // 26
+  suspension::travel(m, car);                                    // 27
+  body::push_out(m, car);                                        // 28
+  touching_counters(m, car);                                     // 29
   // 30: the chassis point's move, its two ends, for the beacon test and the step's caller (F036).
   m.put_vec3(addr::kChassisMove, chassis_before);
   m.put_vec3(addr::kChassisMove + 12, c.point(Car::kChassis).get(Point::position));
   race::beacon_test(m, driver, addr::kChassisMove);
-  stuck(m, car, driver);                                      // 31
-  sound_state(m, car, engine_at_entry, &out.sound_slots);     // 32
+  stuck(m, car, driver);                                         // 31
+  sound_state(m, car, engine_at_entry, &out.sound_slots);        // 32
   out.chassis_move = addr::kChassisMove;
   return out;
 }
