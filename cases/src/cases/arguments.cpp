@@ -35,11 +35,21 @@ Result<std::vector<ArgPlace>> place_arguments(const CallingConvention& cc, std::
   return out;
 }
 
+void place_signature(Signature& s) {
+  auto places = place_arguments(s.convention, s.args);
+  s.places = places.ok() ? std::move(*places) : std::vector<ArgPlace>{};
+}
+
 Arguments::Arguments(const Case& c, const Signature& signature, ReplayMemory& memory)
     : c_(c), signature_(signature), memory_(memory) {
+  if (signature.places.size() == signature.args.size()) {
+    places_ = signature.places;
+    return;
+  }
   auto places = place_arguments(signature.convention, signature.args);
   if (!places.ok()) throw std::invalid_argument(places.error().message);
-  places_ = std::move(*places);
+  own_places_ = std::move(*places);
+  places_ = own_places_;
 }
 
 std::size_t Arguments::index(std::string_view name, std::initializer_list<ArgType> kinds, const char* accessor) const {

@@ -31,7 +31,11 @@ std::uint32_t ReplayResult::unbound_functions() const {
 
 std::map<std::uint32_t, cases::Signature> signatures(const Profile& profile) {
   std::map<std::uint32_t, cases::Signature> out;
-  for (const FunctionSpec& f : profile.functions) out[f.address] = cases::Signature{f.convention, f.args, f.returns};
+  for (const FunctionSpec& f : profile.functions) {
+    cases::Signature s{f.convention, f.args, f.returns};
+    cases::place_signature(s);
+    out[f.address] = std::move(s);
+  }
   return out;
 }
 

@@ -1,22 +1,15 @@
-// Each binding takes its arguments where the function's convention (gliders.toml) puts them:
-//   cdecl    every argument on the stack: argument n at the entry esp + 4 + 4n (above the return
-//            address), the caller pops;
-//   stdcall  the same places, the callee pops (ret 8);
-//   fastcall the first two in ecx and edx.
-// A float argument travels as its 32-bit pattern.
+// Each binding is declared (lockstep/cases/declared.hpp): the port function takes gliders.toml's
+// `args` in order and returns its `returns`, and lockstep reads each argument where the function's
+// convention puts it (cdecl and stdcall on the stack above the return address, fastcall's first two
+// in ecx and edx). A float argument travels as its 32-bit pattern (`u32` in the profile).
 #include "bindings.hpp"
 
-#include <bit>
-#include <functional>
-
 #include "gliders/gliders.hpp"
+#include "lockstep/cases/declared.hpp"
 #include "lockstep/cases/replay_memory.hpp"
 
 namespace gliders {
 namespace {
-
-using lockstep::cases::Case;
-using lockstep::cases::PortEffects;
 
 /// The port's Memory over a case's replay memory: the case's input bytes, the port's own writes; a
 /// byte the original never read is reported by the replay when the port reads it.
@@ -30,47 +23,15 @@ class CaseMemory final : public Memory {
   lockstep::cases::ReplayMemory& m_;
 };
 
-std::uint32_t stack_arg(Memory& m, const Case& c, unsigned n) { return m.load32(c.in.esp + 4 + 4 * n); }
-
-/// A binding whose body runs the port on the case's memory and gives eax (0 for a function returning
-/// nothing: the profile's `returns = "none"` compares no register).
-lockstep::cases::Binding bind(GuestAddr address, const char* name,
-                              std::function<std::uint32_t(Memory&, const Case&)> body) {
-  return {address, name, [body = std::move(body)](const Case& c) {
-            lockstep::cases::ReplayMemory rm(c);
-            CaseMemory mem(rm);
-            PortEffects fx;
-            fx.eax = body(mem, c);
-            fx.writes = rm.writes();
-            fx.outside_reads = rm.outside_reads();
-            return fx;
-          }};
-}
-
 }  // namespace
 
 lockstep::cases::BindingSet bindings() {
+  using lockstep::cases::declared;
   return {
-      bind(0x08049850, "fixed::mul",
-           [](Memory& m, const Case& c) -> std::uint32_t {
-             return static_cast<std::uint32_t>(fx_mul(static_cast<Fixed>(stack_arg(m, c, 0)),
-                                                      static_cast<Fixed>(stack_arg(m, c, 1))));
-           }),
-      bind(0x08049860, "glider::push",
-           [](Memory& m, const Case& c) -> std::uint32_t {
-             glider_push(m, c.in.ecx, static_cast<Fixed>(c.in.edx));
-             return 0;
-           }),
-      bind(0x080498a0, "glider::lift",
-           [](Memory& m, const Case& c) -> std::uint32_t {
-             glider_lift(m, stack_arg(m, c, 0), std::bit_cast<float>(stack_arg(m, c, 1)));
-             return 0;
-           }),
-      bind(0x08049900, "world::step",
-           [](Memory& m, const Case& c) -> std::uint32_t {
-             world_step(m, stack_arg(m, c, 0));
-             return 0;
-           }),
+      declared<CaseMemory>(0x08049850, "fixed::mul", &fx_mul),
+      declared<CaseMemory>(0x08049860, "glider::push", &glider_push),
+      declared<CaseMemory>(0x080498a0, "glider::lift", &glider_lift),
+      declared<CaseMemory>(0x08049900, "world::step", &world_step),
   };
 }
 

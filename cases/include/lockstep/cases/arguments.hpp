@@ -20,14 +20,6 @@ namespace lockstep::cases {
 
 class ReplayMemory;
 
-/// A function's arguments and result as its profile declares them: the convention, `args`, `returns`.
-struct Signature {
-  CallingConvention convention;
-  std::vector<ArgSpec> args;
-  ReturnKind returns = ReturnKind::kNone;
-  friend bool operator==(const Signature&, const Signature&) = default;
-};
-
 /// Where one argument lies at the function's entry: a register, or the stack at entry esp + offset
 /// (the first stack argument at esp+4, above the return address).
 struct ArgPlace {
@@ -36,6 +28,19 @@ struct ArgPlace {
   std::uint32_t size = 4;
   /// "ecx", "esp+8".
   std::string where() const;
+  friend bool operator==(const ArgPlace&, const ArgPlace&) = default;
+};
+
+/// A function's arguments and result as its profile declares them: the convention, `args`, `returns`.
+struct Signature {
+  CallingConvention convention;
+  std::vector<ArgSpec> args;
+  ReturnKind returns = ReturnKind::kNone;
+  /// Where each of `args` lies, once placed (place_signature; harness::with_signatures does it), so
+  /// that a replay places them once per function rather than once per case. Empty: not placed, and
+  /// each Arguments over the signature places them itself.
+  std::vector<ArgPlace> places{};
+  friend bool operator==(const Signature&, const Signature&) = default;
 };
 
 /// The place of each argument, in order: words in the convention's registers until they are used
@@ -44,6 +49,10 @@ struct ArgPlace {
 /// kUsage for a custom convention without registers.
 Result<std::vector<ArgPlace>> place_arguments(const CallingConvention& cc, std::span<const ArgSpec> args);
 
+/// Fills `s.places` (place_arguments); a convention that cannot place them leaves it empty, so that each
+/// use reports why.
+void place_signature(Signature& s);
+
 /// A case's arguments, read as the port asks for them. Every read of a name the signature does not
 /// have, or of the wrong kind, throws std::invalid_argument naming the arguments there are: a
 /// binding's exception becomes the case's port error, so the report says what to fix.
@@ -51,6 +60,8 @@ class Arguments {
  public:
   /// `memory` is the case's replay memory, which the port's own reads go through too.
   Arguments(const Case& c, const Signature& signature, ReplayMemory& memory);
+  Arguments(const Arguments&) = delete;  // places_ may point into own_places_
+  Arguments& operator=(const Arguments&) = delete;
 
   /// Any 32-bit argument's bits (u32, i32, ptr, f32).
   std::uint32_t u32(std::string_view name) const;
@@ -78,7 +89,8 @@ class Arguments {
   const Case& c_;
   const Signature& signature_;
   ReplayMemory& memory_;
-  std::vector<ArgPlace> places_;
+  std::vector<ArgPlace> own_places_;   ///< when the signature was not placed
+  std::span<const ArgPlace> places_;
 };
 
 /// One line per argument with its value in the case ("throttle (esp+8) = 0x000000c8 (200)"), for a
