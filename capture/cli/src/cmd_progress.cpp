@@ -30,7 +30,7 @@ struct ProgressArgs {
 
 // The symbols a --snapshot file carries when it is an executable (none is no error: a dump has none).
 Result<std::optional<harness::SymbolTable>> snapshot_symbols(const std::string& path) {
-  LOCKSTEP_TRY(auto head, read_file(path, std::uint64_t{1} << 30));
+  LOCKSTEP_TRY(auto head, read_file(path, harness::SymbolLimits{}.max_file_bytes));
   if (!harness::has_symbol_table_magic(head)) return std::optional<harness::SymbolTable>{};
   auto t = harness::read_symbol_table(head, path);
   if (!t.ok() && t.error().code == Errc::kNotFound) return std::optional<harness::SymbolTable>{};
