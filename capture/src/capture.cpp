@@ -143,7 +143,7 @@ void attach_code(cases::CaseFile& f, const harness::Snapshot& snapshot, const ha
     const bool entry = f.function >= s.lo && f.function < s.hi;
     const std::uint32_t lo = s.lo;
     const std::uint32_t hi = std::min<std::uint32_t>(s.hi, lo + (64u << 10));
-    if (total + (hi - lo) > cases::kMaxCodeBytes) break;
+    if (total + (hi - lo) > cases::CaseFileLimits{}.max_code_bytes) break;  // what a reader takes back
     auto bytes = snapshot.read(lo, hi - lo);
     if (!bytes.ok()) continue;
     total += hi - lo;

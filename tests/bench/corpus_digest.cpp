@@ -186,7 +186,7 @@ int run_capture(int argc, char** argv) {
 
 // A case file's header (the compressed size left out) and its inflated body.
 Result<std::vector<std::uint8_t>> decoded_case_file(const std::filesystem::path& path) {
-  LOCKSTEP_TRY(auto bytes, read_file(path, cases::kMaxCaseBodyBytes));
+  LOCKSTEP_TRY(auto bytes, read_file(path, cases::CaseFileLimits{}.max_body_bytes));
   // The header (cases/docs/case-format.md): magic 8, version 4, function 4, count 4, flags 4, body size 8,
   // body crc32 4, compressed size 4; the compressed body follows.
   constexpr std::size_t kHeader = 40, kBodySizeAt = 24, kStoredSizeAt = 36;
@@ -194,7 +194,7 @@ Result<std::vector<std::uint8_t>> decoded_case_file(const std::filesystem::path&
     return Error::make(Errc::kTruncated, "{}: {} bytes, shorter than a case file's header", path.string(), bytes.size());
   std::uint64_t body_size = 0;
   std::memcpy(&body_size, bytes.data() + kBodySizeAt, 8);
-  if (body_size > cases::kMaxCaseBodyBytes)
+  if (body_size > cases::CaseFileLimits{}.max_body_bytes)
     return Error::make(Errc::kLimit, "{}: body of {} bytes, past the limit", path.string(), body_size);
   LOCKSTEP_TRY(auto body, zlib_decompress(std::span(bytes).subspan(kHeader), body_size, path.string()));
   std::vector<std::uint8_t> out(bytes.begin(), bytes.begin() + kStoredSizeAt);

@@ -1,5 +1,6 @@
 // The cases layer: byte sets, the case file (round trip and every malformed-input error), corpora,
 // the replay memory and the comparison rules of "Case semantics" (cases/docs/case-format.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -276,15 +277,45 @@ TEST_F(CaseFileErrors, Version) {
 }
 TEST_F(CaseFileErrors, CountPastLimit) {
   auto b = good;
-  put32(b, 16, kMaxCasesPerFile + 1);
+  put32(b, 16, CaseFileLimits{}.max_cases + 1);
   EXPECT_EQ(decode_error(b), Errc::kLimit);
 }
 TEST_F(CaseFileErrors, BodySizePastLimit) {
   auto b = good;
-  std::uint64_t huge = kMaxCaseBodyBytes + 1;
+  std::uint64_t huge = CaseFileLimits{}.max_body_bytes + 1;
   std::memcpy(b.data() + 24, &huge, 8);
   EXPECT_EQ(decode_error(b), Errc::kLimit);
 }
+// A caller's own bounds are the reader's: each one set just below what a valid file holds is refused
+// with kLimit naming that bound, and the file decodes under the defaults.
+TEST(CaseFileBounds, ACallersOwnBoundsAreHonoured) {
+  CaseFile file = make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)});
+  file.code_base = 0x41af80;
+  file.code = B({0x55, 0x89, 0xe5, 0xc3});
+  file.helper_code = {{0x41c000, B({0xc3})}};
+  const auto bytes = encode_case_file(file);
+  ASSERT_TRUE(decode_case_file(bytes, "ok.lkcases").ok());
+  std::uint64_t body_size = 0;
+  std::memcpy(&body_size, bytes.data() + 24, 8);  // the header's body size (case-format.md)
+
+  auto refused = [&](CaseFileLimits limits, std::string_view says) {
+    auto r = decode_case_file(bytes, "small.lkcases", limits);
+    ASSERT_FALSE(r.ok()) << says;
+    EXPECT_EQ(r.error().code, Errc::kLimit) << r.error().message;
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  };
+  refused({.max_cases = 1}, "small.lkcases: 2 cases, past the limit of 1");
+  refused({.max_body_bytes = body_size - 1}, fmt::format("body of {} bytes, past the limit of {}", body_size, body_size - 1));
+  // sample_case's inputs are two runs of 4 bytes, its one poke 1 byte.
+  refused({.max_runs_per_map = 1}, "input bytes has 2 runs at offset");
+  refused({.max_run_bytes = 3}, "input bytes run 0 at offset");
+  refused({.max_pokes = 0}, "case 0 has 1 pokes, past the limit of 0");
+  refused({.max_string_bytes = 11}, "function name at offset 0x0 is 12 bytes long, past the limit of 11");
+  refused({.max_code_bytes = 4}, "helper code range 0 at 0x0041c000 has 1 bytes (1 or more, at most 4 code bytes");
+  refused({.max_code_bytes = 3}, "4 code bytes, past the limit of 3");
+  refused({.max_helper_ranges = 0}, "1 helper code ranges, past the limit of 0");
+}
+
 TEST_F(CaseFileErrors, Checksum) {
   auto b = good;
   put32(b, 32, 0xdeadbeef);
@@ -358,6 +389,41 @@ TEST(Corpus, WriteReadAndDeterminism) {
   auto bad = read_corpus(dir);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, Errc::kMalformed);
+  std::filesystem::remove_all(dir);
+}
+
+// The corpus's own bounds, a caller's smaller ones honoured: the manifest's function count and size,
+// each entry's case count, and the case files' bounds passed on to every file read.
+TEST(Corpus, ACallersOwnLimitsAreHonoured) {
+  auto dir = std::filesystem::temp_directory_path() / ("lockstep_corpus_limits_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  Manifest m{"pod-2.8", "", "", "snap", "log", "lockstep capture ...", "car_step", {}};
+  std::vector<CaseFile> files{make_file(0x4d41a0, "math::dot16", {sample_case(0)}),
+                              make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
+  files[0].cases[0].function = 0x4d41a0;
+  ASSERT_TRUE(write_corpus(dir, m, files).ok());
+  ASSERT_TRUE(read_corpus(dir).ok());
+  const auto manifest_size = std::filesystem::file_size(dir / "manifest.json");
+
+  auto refused = [&](const CorpusLimits& limits, Errc code, std::string_view says) {
+    auto c = read_corpus(dir, limits);
+    ASSERT_FALSE(c.ok()) << says;
+    EXPECT_EQ(c.error().code, code) << c.error().message;
+    EXPECT_NE(c.error().message.find(says), std::string::npos) << c.error().message;
+  };
+  CorpusLimits few_functions, small_manifest, few_cases, no_pokes;
+  few_functions.max_functions = 1;
+  small_manifest.max_manifest_bytes = manifest_size - 1;
+  few_cases.case_file.max_cases = 1;
+  no_pokes.case_file.max_pokes = 0;
+  refused(few_functions, Errc::kMalformed, "\"functions\" must be an array of 1 to 1 entries");
+  refused(small_manifest, Errc::kLimit,
+          fmt::format("is {} bytes, past the limit of {} bytes", manifest_size, manifest_size - 1));
+  refused(few_cases, Errc::kMalformed, "\"cases\" must be a whole number from 0 to 1");
+  refused(no_pokes, Errc::kLimit, "case 0 has 1 pokes, past the limit of 0");
+  auto manifest = read_manifest(dir, few_functions);
+  ASSERT_FALSE(manifest.ok());
+  EXPECT_NE(manifest.error().message.find("1 to 1 entries"), std::string::npos) << manifest.error().message;
   std::filesystem::remove_all(dir);
 }
 
@@ -889,7 +955,7 @@ TEST(CpuVocabulary, RegistersByName) {
   poke_register(c, Reg::kEsi, 0x1234);
   EXPECT_EQ(c.in.esi, 0x1234u);
   EXPECT_EQ(c.poked_registers, kPokedEsi);
-  EXPECT_FALSE(poke_register(c, "esp", 1));
+  EXPECT_FALSE(reg_named("esp").has_value()) << "esp is the harness's: no register poke names it";
   // fninit's control word: a case or a call says its own, the vocabulary assumes no game's.
   EXPECT_EQ(X87State{}.control, 0x037f);
 }

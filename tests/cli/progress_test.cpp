@@ -14,11 +14,15 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
 #include "lockstep/cli/cli.hpp"
+#include "lockstep/coverage/coverage_report.hpp"
+#include "lockstep/progress/progress.hpp"
+#include "lockstep/replay/replay.hpp"
 #include "lockstep/profile/profile.hpp"
 #include "pod/bindings/bindings.hpp"
 
@@ -72,6 +76,31 @@ cases::BindingSet with_wrong(const std::string& name) {
         fx.error = "made wrong by the test";
       });
   return set;
+}
+
+// The reports the CLI reads back (progress --changes, progress --coverage, replay --baseline and
+// merge-reports) are bounded by their format's limits: a caller's smaller bound is honoured.
+TEST(ReportLimits, ACallersOwnBoundIsHonoured) {
+  const fs::path dir = fs::temp_directory_path() / ("lockstep_report_limits_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "report.json";
+  const std::string text = R"({"format": "lockstep-replay"})";
+  ASSERT_TRUE(lockstep::write_file_atomic(file, text).ok());
+  const std::uint64_t size = text.size();
+  auto refused = [&](const lockstep::Result<std::string>& r) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, lockstep::Errc::kLimit) << r.error().message;
+    EXPECT_NE(r.error().message.find(fmt::format("is {} bytes, past the limit of {} bytes", size, size - 1)),
+              std::string::npos)
+        << r.error().message;
+  };
+  EXPECT_EQ(*lockstep::harness::read_replay_report(file), text);
+  EXPECT_EQ(*lockstep::harness::read_progress_report(file), text);
+  EXPECT_EQ(*lockstep::harness::read_coverage_report(file), text);
+  refused(lockstep::harness::read_replay_report(file, {.max_file_bytes = size - 1}));
+  refused(lockstep::harness::read_progress_report(file, {.max_file_bytes = size - 1}));
+  refused(lockstep::harness::read_coverage_report(file, {.max_file_bytes = size - 1}));
+  fs::remove_all(dir);
 }
 
 TEST_F(Progress, ListsEveryFunctionOfTheProfileWithTheManifestsCounts) {

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (m->functions.empty()) __builtin_trap();
   for (std::size_t i = 0; i < m->functions.size(); ++i) {
     const CorpusEntry& e = m->functions[i];
-    if (e.poked > e.cases || e.cases > kMaxCasesPerFile || e.file.empty() || e.file.find('/') != std::string::npos)
+    if (e.poked > e.cases || e.cases > CaseFileLimits{}.max_cases || e.file.empty() || e.file.find('/') != std::string::npos)
       __builtin_trap();
     if (i > 0 && e.function <= m->functions[i - 1].function) __builtin_trap();
   }

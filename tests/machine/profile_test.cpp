@@ -1,6 +1,8 @@
 // The profile reader and labels.
 #include <gtest/gtest.h>
 
+#include <variant>
+
 #include "lockstep/profile/labels.hpp"
 #include "lockstep/profile/profile.hpp"
 #include "lockstep/profile/values.hpp"
@@ -441,6 +443,68 @@ TEST(Labels, FieldsByNameAndTypedPokes) {
   EXPECT_NE(nan.error().message.find("poke 'car[1].engine_speed=fx:nan': 'fx:nan': 16.16 fixed point holds no inf"),
             std::string::npos)
       << nan.error().message;
+}
+
+// REG=VALUE: the poke parser's register form, a register poke and never a memory one.
+TEST(Labels, RegisterPokesSetEntryRegisters) {
+  auto p = parse_profile(kGood, "t.toml");
+  ASSERT_TRUE(p.ok());
+  Labeler l(*p);
+  auto reg = [&](std::string_view text) -> cases::RegisterPoke {
+    auto poke = parse_state_poke(text, l);
+    EXPECT_TRUE(poke.ok()) << text << ": " << (poke.ok() ? "" : poke.error().message);
+    if (!poke.ok() || !std::holds_alternative<cases::RegisterPoke>(*poke)) {
+      ADD_FAILURE() << text << " is not a register poke";
+      return {};
+    }
+    return std::get<cases::RegisterPoke>(*poke);
+  };
+  EXPECT_EQ(reg("eax=0x10"), (cases::RegisterPoke{cases::Reg::kEax, 0x10}));
+  EXPECT_EQ(reg("ebp=4096"), (cases::RegisterPoke{cases::Reg::kEbp, 4096}));
+  EXPECT_EQ(reg("ecx=-1"), (cases::RegisterPoke{cases::Reg::kEcx, 0xffffffff}));
+  EXPECT_EQ(reg("edx=-0x80000000"), (cases::RegisterPoke{cases::Reg::kEdx, 0x80000000}));
+  EXPECT_EQ(reg("esi=0xffffffff"), (cases::RegisterPoke{cases::Reg::kEsi, 0xffffffff}));
+  EXPECT_EQ(reg("edi=fx:1.5"), (cases::RegisterPoke{cases::Reg::kEdi, 0x18000}));        // 1.5 * 65536
+  EXPECT_EQ(reg("ebx=i16:-3"), (cases::RegisterPoke{cases::Reg::kEbx, 0xfffffffd}));    // sign-extended, as C passes it
+  EXPECT_EQ(reg("eax=f32:1"), (cases::RegisterPoke{cases::Reg::kEax, 0x3f800000}));     // the float's bit pattern
+
+  // The memory form comes out of the same parser as a memory poke.
+  auto mem = parse_state_poke("car[1].engine_speed=fx:-200.0", l);
+  ASSERT_TRUE(mem.ok()) << mem.error().message;
+  ASSERT_TRUE(std::holds_alternative<cases::Poke>(*mem));
+  EXPECT_EQ(std::get<cases::Poke>(*mem).address, 0x630838u + 0x558 + 0x440);
+
+  auto refused = [&](std::string_view text, std::string_view says) {
+    auto poke = parse_state_poke(text, l);
+    ASSERT_FALSE(poke.ok()) << text;
+    EXPECT_EQ(poke.error().code, Errc::kUsage) << text;
+    EXPECT_NE(poke.error().message.find(says), std::string::npos) << text << ": " << poke.error().message;
+  };
+  // Registers no poke sets: said so, naming the ones it can, not looked up as labels.
+  for (const char* text : {"esp=0x1000", "eip=0", "ax=1", "al=1"})
+    refused(text, "is not a register a poke can set (a register poke sets one of eax, ebx, ecx, edx, esi, edi, ebp");
+  // A value no 32-bit register holds.
+  refused("eax=0x100000000", "does not fit in 32 bits");
+  refused("eax=-0x80000001", "does not fit in 32 bits");
+  refused("eax=4294967296", "does not fit in 32 bits");
+  refused("eax=f64:1", "eax holds 4 bytes, the value 8");
+  refused("eax=u8:256", "u8:256");
+  refused("eax=zz", "'zz' is not a number (decimal or 0x-hex); eax takes a 32-bit number (0x3000, 12288, -1) or a "
+                    "typed value of at most 4 bytes (u32:7, i16:-3, f32:0.5, fx:1.5)");
+  refused("eax=", "'' is not a number");
+  refused("eax=00001000", "'00001000' has a leading zero, as hex bytes do (a memory poke's form); eax takes a number "
+                          "written 0x-hex or decimal");
+  EXPECT_EQ(reg("eax=0"), (cases::RegisterPoke{cases::Reg::kEax, 0}));
+  refused("eax", "is not ADDR=VALUE (hex bytes, or typed: u32:7, f32:0.5, fx:-200.0) or REG=VALUE (eax, ebx, ecx, "
+                 "edx, esi, edi, ebp");
+
+  // Where only memory is poked, a register poke is refused, never taken for an address.
+  auto memory_only = parse_poke("eax=0x10", l);
+  ASSERT_FALSE(memory_only.ok());
+  EXPECT_NE(memory_only.error().message.find("poke 'eax=0x10' sets the entry register eax, and only memory is poked here"),
+            std::string::npos)
+      << memory_only.error().message;
+  EXPECT_TRUE(parse_poke("car[1].engine_speed=00001000", l).ok());
 }
 
 TEST(Labels, TypedArgumentsAreTheirWords) {

@@ -1,8 +1,10 @@
 // lockstep's snapshot file (harness/docs/snapshot-format.md): round trip, atomic saves, and every
 // malformed-file case with its own Errc. Bad files are made here from a good one, by editing the
 // bytes at the offsets the format document gives.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -335,6 +337,37 @@ TEST(SnapshotFile, HeaderChecksum) {
   EXPECT_EQ(decode_error(b), Errc::kMalformed);
 }
 
+// A caller's own bounds are the reader's: each set one below what the sample holds is refused with
+// kLimit naming that bound, and the same file decodes under the defaults.
+TEST(SnapshotFile, ACallersOwnBoundsAreHonoured) {
+  const Bytes good = encode_snapshot(sample());
+  ASSERT_TRUE(decode_snapshot(good, "ok.lks").ok());
+  std::uint32_t info_size = 0;
+  std::memcpy(&info_size, good.data() + 32, 4);  // the header's info_size (snapshot-format.md)
+  auto refused = [&](std::function<void(SnapshotLimits&)> set, const std::string& says) {
+    SnapshotLimits limits;
+    set(limits);
+    auto r = decode_snapshot(good, "small.lks", limits);
+    ASSERT_FALSE(r.ok()) << says;
+    EXPECT_EQ(r.error().code, Errc::kLimit) << r.error().message;
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  };
+  // The sample: 3 regions of 0x13003 bytes, 2 threads, 2 modules, 2 notes (the longer 25 bytes),
+  // names of at most 18 bytes ("/opt/game/GAME.EXE").
+  refused([](SnapshotLimits& l) { l.max_regions = 2; }, "region count 3 (at offset 0x10) is past the limit of 2");
+  refused([](SnapshotLimits& l) { l.max_threads = 1; }, "thread count 2 (at offset 0x14) is past the limit of 1");
+  refused([](SnapshotLimits& l) { l.max_total_bytes = 0x13002; },
+          "total region bytes 0x13003 (at offset 0x18) is past the limit of 0x13002");
+  refused([&](SnapshotLimits& l) { l.max_info_bytes = info_size - 1; },
+          fmt::format("info block size {} (at offset 0x20) is past the limit of {}", info_size, info_size - 1));
+  refused([](SnapshotLimits& l) { l.max_name_bytes = 17; }, "region 0 name at offset");
+  refused([](SnapshotLimits& l) { l.max_name_bytes = 17; }, "is 18 bytes long, past the limit of 17");
+  refused([](SnapshotLimits& l) { l.max_modules = 1; }, "module count at info offset");
+  refused([](SnapshotLimits& l) { l.max_modules = 1; }, "is 2, past the limit of 1");
+  refused([](SnapshotLimits& l) { l.max_notes = 1; }, "note count at info offset");
+  refused([](SnapshotLimits& l) { l.max_note_bytes = 24; }, "is 25 bytes long, past the limit of 24");
+}
+
 TEST(SnapshotFile, AbsurdCountsHitNamedLimits) {
   const Bytes good = encode_snapshot(sample());
   struct Case {
@@ -344,7 +377,7 @@ TEST(SnapshotFile, AbsurdCountsHitNamedLimits) {
     const char* words;
   } cases[] = {
       {16, 0xffffffff, false, "region count"},
-      {16, kSnapshotMaxRegions + 1, false, "region count"},
+      {16, SnapshotLimits{}.max_regions + 1, false, "region count"},
       {20, 0x10000000, false, "thread count"},
       {24, (std::uint64_t{1} << 32) + 1, true, "total region bytes"},
       {32, 0xfffffff0, false, "info block size"},
@@ -419,7 +452,7 @@ TEST(SnapshotFile, RegionTableChecks) {
   EXPECT_NE(msg.find("more than zlib can"), std::string::npos) << msg;
   // A name longer than the limit (encode does not check; the reader must).
   Snapshot s = sample();
-  s.regions[0].name.assign(kSnapshotMaxNameBytes + 1, 'n');
+  s.regions[0].name.assign(SnapshotLimits{}.max_name_bytes + 1, 'n');
   EXPECT_EQ(decode_error(encode_snapshot(s), &msg), Errc::kLimit);
   // Bytes after the last region.
   Bytes t = good;

@@ -6,6 +6,7 @@
 
 #include "lockstep/base/io.hpp"
 #include "lockstep/cases/corpus.hpp"
+#include "lockstep/coverage/coverage_report.hpp"
 #include "lockstep/load/load.hpp"
 #include "lockstep/profile/profile.hpp"
 #include "lockstep/profile/profile_symbols.hpp"
@@ -29,7 +30,7 @@ struct ProgressArgs {
 
 // The symbols a --snapshot file carries when it is an executable (none is no error: a dump has none).
 Result<std::optional<harness::SymbolTable>> snapshot_symbols(const std::string& path) {
-  LOCKSTEP_TRY(auto head, read_file(path, std::uint64_t{1} << 30));
+  LOCKSTEP_TRY(auto head, read_file(path, harness::SymbolLimits{}.max_file_bytes));
   if (!harness::has_symbol_table_magic(head)) return std::optional<harness::SymbolTable>{};
   auto t = harness::read_symbol_table(head, path);
   if (!t.ok() && t.error().code == Errc::kNotFound) return std::optional<harness::SymbolTable>{};
@@ -50,9 +51,9 @@ Result<int> run_progress(const ProgressArgs& a, Io& io) {
   // Everything is read before anything runs: a bad earlier report or coverage file is refused first.
   std::optional<std::string> old_report;
   if (!a.changes.empty()) {
-    auto text = read_file(a.changes, 64u << 20);
+    auto text = harness::read_progress_report(a.changes);
     if (!text.ok()) return text.error();
-    old_report.emplace(text->begin(), text->end());
+    old_report.emplace(std::move(*text));
   }
   std::vector<cases::Corpus> corpora;
   corpora.reserve(a.corpora.size());
@@ -89,9 +90,9 @@ Result<int> run_progress(const ProgressArgs& a, Io& io) {
   }
   if (symbols) in.symbols = &*symbols;
   for (const auto& path : a.coverage_json) {
-    auto text = read_file(path, 256u << 20);
+    auto text = harness::read_coverage_report(path);
     if (!text.ok()) return text.error();
-    in.coverage_json.emplace_back(path, std::string(text->begin(), text->end()));
+    in.coverage_json.emplace_back(path, std::move(*text));
   }
   for (const auto& dir : a.coverage_html) in.coverage_html.emplace_back(dir);
 

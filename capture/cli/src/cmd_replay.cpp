@@ -108,9 +108,9 @@ Result<int> run_replay(const ReplayArgs& a, Io& io) {
   // The baseline is read before the replay: a bad one is refused before anything runs.
   std::optional<std::string> baseline;
   if (!a.baseline.empty()) {
-    auto text = read_file(a.baseline, 64u << 20);
+    auto text = harness::read_replay_report(a.baseline);
     if (!text.ok()) return text.error();
-    baseline.emplace(text->begin(), text->end());
+    baseline.emplace(std::move(*text));
   }
   const cases::BindingSet bindings = profile ? harness::with_signatures(*a.bindings, *profile) : *a.bindings;
   auto result = harness::replay(*corpus, bindings, opt);
@@ -173,9 +173,9 @@ struct MergeArgs {
 Result<int> run_merge(const MergeArgs& a, Io& io) {
   std::vector<std::string> texts;
   for (const auto& path : a.reports) {
-    auto text = read_file(path, 64u << 20);
+    auto text = harness::read_replay_report(path);
     if (!text.ok()) return text.error();
-    texts.emplace_back(text->begin(), text->end());
+    texts.emplace_back(std::move(*text));
   }
   auto merged = harness::merge_reports(texts, a.reports);
   if (!merged.ok()) return merged.error();

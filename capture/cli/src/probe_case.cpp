@@ -7,7 +7,6 @@
 #include "lockstep/capture/coverage_run.hpp"
 #include "lockstep/capture/rerun.hpp"
 #include "lockstep/replay/replay.hpp"
-#include "lockstep/profile/values.hpp"
 
 #include "corpus_args.hpp"
 #include "probe.hpp"
@@ -55,27 +54,11 @@ Result<int> probe_case_state(const ProbeRun& run, Io& io) {
   std::vector<cases::Poke> pokes = c.pokes;
   cases::Case start = c;  // with any entry registers the pokes set
   for (const auto& p : a.pokes) {
-    // REG=VALUE sets an entry register (eax .. ebp) instead of memory.
-    const std::string name = p.substr(0, p.find('='));
-    // (poke_register on a throwaway case: is the name a register?)
-    if (cases::Case trial; p.find('=') != std::string::npos && cases::poke_register(trial, name, 0)) {
-      // A number, or a typed value of at most 4 bytes (eax=fx:1.5, ecx=i16:-3), as the register holds it.
-      const std::string text = p.substr(name.size() + 1);
-      auto typed = harness::parse_typed_value(text);
-      if (!typed.ok()) return typed.error().wrap("--poke {}", p);
-      if (*typed && (*typed)->bytes.size() <= 4) {
-        cases::poke_register(start, name, (*typed)->word());
-        continue;
-      }
-      auto v = harness::parse_u32(text);
-      if (*typed || !v.ok())
-        return Error::make(Errc::kUsage, "--poke {}: \"{}\" is not a 32-bit number or typed value", p, text);
-      cases::poke_register(start, name, *v);
-      continue;
-    }
-    auto poke = harness::parse_poke(p, labels);
+    // Memory bytes go with the case's own pokes; REG=VALUE sets an entry register of the start state.
+    auto poke = harness::parse_state_poke(p, labels);
     if (!poke.ok()) return poke.error().wrap("--poke {}", p);
-    pokes.push_back(std::move(*poke));
+    if (const auto* reg = std::get_if<cases::RegisterPoke>(&*poke)) cases::poke_register(start, reg->reg, reg->value);
+    else pokes.push_back(std::get<cases::Poke>(std::move(*poke)));
   }
   harness::MachineConfig cfg;
   apply_run_limits(a.limits, cfg);

@@ -19,13 +19,6 @@ void poke_register(Case& c, Reg r, std::uint32_t value) {
   c.poked_registers = static_cast<std::uint16_t>(c.poked_registers | register_bit(r));
 }
 
-bool poke_register(Case& c, std::string_view name, std::uint32_t value) {
-  auto r = reg_named(name);
-  if (!r) return false;
-  poke_register(c, *r, value);
-  return true;
-}
-
 std::size_t Case::stale_input_count() const {
   std::size_t n = 0;
   inputs.for_each([&](GuestAddr a, std::uint8_t) { n += is_stale(a) ? 1 : 0; });

@@ -60,12 +60,12 @@ Result<Registers> get_regs(ByteReader& r, std::string_view which) {
   return g;
 }
 
-Result<ByteMap> get_map(ByteReader& r, std::string_view which) {
+Result<ByteMap> get_map(ByteReader& r, std::string_view which, const CaseFileLimits& lim) {
   ByteMap m;
   LOCKSTEP_TRY(std::uint32_t runs, r.u32(which));
-  if (runs > kMaxRunsPerMap)
+  if (runs > lim.max_runs_per_map)
     return Error::make(Errc::kLimit, "{}: {} has {} runs at offset 0x{:x}, past the limit of {}", r.what(), which,
-                       runs, r.pos() - 4, kMaxRunsPerMap);
+                       runs, r.pos() - 4, lim.max_runs_per_map);
   // Room for the runs the rest of the file can hold (a run takes at least 9 bytes), so a count
   // that lies cannot make a large allocation.
   m.reserve(std::min<std::size_t>(runs, r.remaining() / 9), 0);
@@ -73,9 +73,9 @@ Result<ByteMap> get_map(ByteReader& r, std::string_view which) {
   for (std::uint32_t i = 0; i < runs; ++i) {
     LOCKSTEP_TRY(std::uint32_t base, r.u32(which));
     LOCKSTEP_TRY(std::uint32_t len, r.u32(which));
-    if (len == 0 || len > kMaxRunBytes)
+    if (len == 0 || len > lim.max_run_bytes)
       return Error::make(Errc::kLimit, "{}: {} run {} at offset 0x{:x} has length {} (must be 1..{})", r.what(), which,
-                         i, r.pos() - 4, len, kMaxRunBytes);
+                         i, r.pos() - 4, len, lim.max_run_bytes);
     if (std::uint64_t{base} + len > (std::uint64_t{1} << 32))
       return Error::make(Errc::kMalformed, "{}: {} run {} at 0x{:08x} (+{}) wraps past 4 GiB", r.what(), which, i,
                          base, len);
@@ -101,11 +101,12 @@ void put_writers(ByteWriter& w, const std::vector<WriterRun>& runs) {
 // The writer runs of version 3: none (not recorded), or exactly the bytes of `writes`, ascending,
 // one instruction per run, two touching runs only with different writers (one writer, one run), so
 // the same call always gives the same list.
-Result<std::vector<WriterRun>> get_writers(ByteReader& r, const ByteMap& writes, std::uint32_t case_index) {
+Result<std::vector<WriterRun>> get_writers(ByteReader& r, const ByteMap& writes, std::uint32_t case_index,
+                                           const CaseFileLimits& lim) {
   LOCKSTEP_TRY(std::uint32_t count, r.u32("writer run count"));
-  if (count > kMaxRunsPerMap)
+  if (count > lim.max_runs_per_map)
     return Error::make(Errc::kLimit, "{}: case {} has {} writer runs, past the limit of {}", r.what(), case_index,
-                       count, kMaxRunsPerMap);
+                       count, lim.max_runs_per_map);
   std::vector<WriterRun> runs;
   if (count == 0) return runs;  // none recorded (a case carried over from a file before version 3), or no writes
   runs.reserve(std::min<std::size_t>(count, r.remaining() / 12));
@@ -116,9 +117,9 @@ Result<std::vector<WriterRun>> get_writers(ByteReader& r, const ByteMap& writes,
     LOCKSTEP_TRY(w.base, r.u32("writer run base"));
     LOCKSTEP_TRY(w.length, r.u32("writer run length"));
     LOCKSTEP_TRY(w.writer, r.u32("writer address"));
-    if (w.length == 0 || w.length > kMaxRunBytes)
+    if (w.length == 0 || w.length > lim.max_run_bytes)
       return Error::make(Errc::kLimit, "{}: case {} writer run {} has length {} (must be 1..{})", r.what(), case_index,
-                         i, w.length, kMaxRunBytes);
+                         i, w.length, lim.max_run_bytes);
     if (map_run < writes.run_count() && covered_to == writes.run(map_run).end()) {
       ++map_run;
       if (map_run < writes.run_count()) covered_to = writes.run(map_run).base;
@@ -152,7 +153,9 @@ Result<std::vector<WriterRun>> get_writers(ByteReader& r, const ByteMap& writes,
   return runs;
 }
 
-Result<std::string> get_str(ByteReader& r, std::string_view which) { return r.str32(which, kMaxStringBytes); }
+Result<std::string> get_str(ByteReader& r, std::string_view which, const CaseFileLimits& lim) {
+  return r.str32(which, lim.max_string_bytes);
+}
 
 }  // namespace
 
@@ -215,19 +218,21 @@ namespace {
 
 /// The code ranges of the entry's private helpers (version 3), after its `code_len` bytes of code:
 /// each non-empty, inside 4 GiB, in ascending order and apart from the entry's code.
-Status get_helper_code(ByteReader& r, CaseFile& f, std::uint32_t code_len, const std::string& what) {
+Status get_helper_code(ByteReader& r, CaseFile& f, std::uint32_t code_len, const std::string& what,
+                       const CaseFileLimits& lim) {
   LOCKSTEP_TRY(std::uint32_t ranges, r.u32("helper code range count"));
-  if (ranges > kMaxHelperRanges)
-    return Error::make(Errc::kLimit, "{}: {} helper code ranges, past the limit of {}", what, ranges, kMaxHelperRanges);
+  if (ranges > lim.max_helper_ranges)
+    return Error::make(Errc::kLimit, "{}: {} helper code ranges, past the limit of {}", what, ranges,
+                       lim.max_helper_ranges);
   std::uint64_t total = code_len;
   for (std::uint32_t i = 0; i < ranges; ++i) {
     CodeRange cr;
     LOCKSTEP_TRY(cr.base, r.u32("helper code base"));
     LOCKSTEP_TRY(std::uint32_t len, r.u32("helper code length"));
     total += len;
-    if (len == 0 || total > kMaxCodeBytes)
+    if (len == 0 || total > lim.max_code_bytes)
       return Error::make(Errc::kLimit, "{}: helper code range {} at 0x{:08x} has {} bytes (1 or more, at most {} "
-                         "code bytes in all)", what, i, cr.base, len, kMaxCodeBytes);
+                         "code bytes in all)", what, i, cr.base, len, lim.max_code_bytes);
     if (cr.base + std::uint64_t{len} > (std::uint64_t{1} << 32))
       return Error::make(Errc::kMalformed, "{}: helper code range {} at 0x{:08x} (+{}) wraps past 4 GiB", what, i,
                          cr.base, len);
@@ -244,7 +249,8 @@ Status get_helper_code(ByteReader& r, CaseFile& f, std::uint32_t code_len, const
 }
 
 /// Case `i` of file `f` (its earlier cases already read), as case file `version` holds it.
-Result<Case> get_case(ByteReader& r, const CaseFile& f, std::uint32_t version, std::uint32_t i, const std::string& what) {
+Result<Case> get_case(ByteReader& r, const CaseFile& f, std::uint32_t version, std::uint32_t i, const std::string& what,
+                      const CaseFileLimits& lim) {
   Case c;
   LOCKSTEP_TRY(c.id, r.u32("case id"));
   // Ids ascend (captures number 0, 1, ...; added cases take the next free id): a repeated id
@@ -256,7 +262,7 @@ Result<Case> get_case(ByteReader& r, const CaseFile& f, std::uint32_t version, s
   if (c.function != f.function)
     return Error::make(Errc::kMalformed, "{}: case {} is for function 0x{:08x}, the file for 0x{:08x}", what, i,
                        c.function, f.function);
-  LOCKSTEP_TRY(c.name, get_str(r, "case name"));
+  LOCKSTEP_TRY(c.name, get_str(r, "case name", lim));
   LOCKSTEP_TRY(std::uint8_t conv, r.u8("convention"));
   LOCKSTEP_TRY(std::uint8_t ret, r.u8("returns"));
   LOCKSTEP_TRY(c.poked_registers, r.u16("poked registers"));
@@ -270,8 +276,8 @@ Result<Case> get_case(ByteReader& r, const CaseFile& f, std::uint32_t version, s
   c.returns = static_cast<ReturnKind>(ret);
   LOCKSTEP_TRY(c.in, get_regs(r, "registers in"));
   LOCKSTEP_TRY(c.out, get_regs(r, "registers out"));
-  LOCKSTEP_TRY(c.inputs, get_map(r, "input bytes"));
-  LOCKSTEP_TRY(c.writes, get_map(r, "written bytes"));
+  LOCKSTEP_TRY(c.inputs, get_map(r, "input bytes", lim));
+  LOCKSTEP_TRY(c.writes, get_map(r, "written bytes", lim));
   LOCKSTEP_TRY(c.frame_bytes_written, r.u32("frame bytes"));
   if (version >= 2) {
     LOCKSTEP_TRY(c.stack_low, r.u32("stack low"));
@@ -282,34 +288,35 @@ Result<Case> get_case(ByteReader& r, const CaseFile& f, std::uint32_t version, s
                          what, i, c.stack_low, c.stack_high, c.in.esp);
   }
   if (version >= 3) {
-    LOCKSTEP_TRY(c.writers, get_writers(r, c.writes, i));
+    LOCKSTEP_TRY(c.writers, get_writers(r, c.writes, i, lim));
   }
-  LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot"));
-  LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record"));
+  LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot", lim));
+  LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record", lim));
   for (std::uint32_t* p : {&c.origin.record_index, &c.origin.step, &c.origin.racer, &c.origin.call_index}) {
     LOCKSTEP_TRY(*p, r.u32("origin"));
   }
   LOCKSTEP_TRY(std::uint32_t npokes, r.u32("poke count"));
-  if (npokes > kMaxPokes)
-    return Error::make(Errc::kLimit, "{}: case {} has {} pokes, past the limit of {}", what, i, npokes, kMaxPokes);
+  if (npokes > lim.max_pokes)
+    return Error::make(Errc::kLimit, "{}: case {} has {} pokes, past the limit of {}", what, i, npokes, lim.max_pokes);
   for (std::uint32_t k = 0; k < npokes; ++k) {
     Poke p;
     LOCKSTEP_TRY(p.address, r.u32("poke address"));
     LOCKSTEP_TRY(std::uint32_t len, r.u32("poke length"));
-    if (len > kMaxRunBytes)
+    if (len > lim.max_run_bytes)
       return Error::make(Errc::kLimit, "{}: case {} poke {} is {} bytes, past the limit of {}", what, i, k, len,
-                         kMaxRunBytes);
+                         lim.max_run_bytes);
     LOCKSTEP_TRY(auto b, r.take(len, "poke bytes"));
     p.bytes.assign(b.begin(), b.end());
     c.pokes.push_back(std::move(p));
   }
-  LOCKSTEP_TRY(c.note, get_str(r, "note"));
+  LOCKSTEP_TRY(c.note, get_str(r, "note", lim));
   return c;
 }
 
 }  // namespace
 
-Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std::string& what) {
+Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std::string& what,
+                                  const CaseFileLimits& limits) {
   ByteReader h(bytes, what);
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return Error::make(Errc::kBadMagic, "{}: not a lockstep case file (no LKCASE magic at offset 0)", what);
@@ -329,11 +336,11 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
   LOCKSTEP_TRY(std::uint32_t body_crc, h.u32("body checksum"));
   LOCKSTEP_TRY(std::uint32_t packed_size, h.u32("compressed size"));
   if (flags != 0) return Error::make(Errc::kUnsupported, "{}: unknown flags 0x{:x} in the header", what, flags);
-  if (count > kMaxCasesPerFile)
-    return Error::make(Errc::kLimit, "{}: {} cases, past the limit of {}", what, count, kMaxCasesPerFile);
-  if (body_size > kMaxCaseBodyBytes)
+  if (count > limits.max_cases)
+    return Error::make(Errc::kLimit, "{}: {} cases, past the limit of {}", what, count, limits.max_cases);
+  if (body_size > limits.max_body_bytes)
     return Error::make(Errc::kLimit, "{}: body of {} bytes, past the limit of {}", what, body_size,
-                       kMaxCaseBodyBytes);
+                       limits.max_body_bytes);
   LOCKSTEP_TRY(auto packed, h.slice(kHeaderSize, packed_size, "compressed body"));
   if (kHeaderSize + std::uint64_t{packed_size} != bytes.size())
     return Error::make(Errc::kMalformed, "{}: {} bytes after the compressed body", what,
@@ -348,17 +355,18 @@ Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std
     return Error::make(Errc::kChecksum, "{}: body checksum 0x{:08x} does not match the stored 0x{:08x}", what,
                        crc32(raw), body_crc);
   ByteReader r(raw, what + " (body)");
-  LOCKSTEP_TRY(f.name, get_str(r, "function name"));
+  LOCKSTEP_TRY(f.name, get_str(r, "function name", limits));
   LOCKSTEP_TRY(f.code_base, r.u32("code base"));
   LOCKSTEP_TRY(std::uint32_t code_len, r.u32("code length"));
-  if (code_len > kMaxCodeBytes)
-    return Error::make(Errc::kLimit, "{}: {} code bytes, past the limit of {}", what, code_len, kMaxCodeBytes);
+  if (code_len > limits.max_code_bytes)
+    return Error::make(Errc::kLimit, "{}: {} code bytes, past the limit of {}", what, code_len,
+                       limits.max_code_bytes);
   LOCKSTEP_TRY(auto code, r.take(code_len, "code bytes"));
   f.code.assign(code.begin(), code.end());
-  if (version >= 3) LOCKSTEP_TRY_STATUS(get_helper_code(r, f, code_len, what));
+  if (version >= 3) LOCKSTEP_TRY_STATUS(get_helper_code(r, f, code_len, what, limits));
   f.cases.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    LOCKSTEP_TRY(Case c, get_case(r, f, version, i, what));
+    LOCKSTEP_TRY(Case c, get_case(r, f, version, i, what, limits));
     f.cases.push_back(std::move(c));
   }
   if (r.remaining() != 0)
@@ -370,9 +378,9 @@ Status write_case_file(const std::filesystem::path& path, const CaseFile& f) {
   return write_file_atomic(path, encode_case_file(f));
 }
 
-Result<CaseFile> read_case_file(const std::filesystem::path& path) {
-  LOCKSTEP_TRY(auto bytes, read_file(path, kMaxCaseBodyBytes));
-  return decode_case_file(bytes, path.string());
+Result<CaseFile> read_case_file(const std::filesystem::path& path, const CaseFileLimits& limits) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_body_bytes));
+  return decode_case_file(bytes, path.string(), limits);
 }
 
 }  // namespace lockstep::cases

@@ -22,7 +22,6 @@ namespace lockstep::cases {
 
 namespace {
 constexpr const char* kManifestName = "manifest.json";
-constexpr std::uint64_t kMaxManifestBytes = 16u << 20;
 
 bool is_sha256_hex(std::string_view s) {
   if (s.size() != 64) return false;
@@ -66,13 +65,14 @@ Status write_manifest(const std::filesystem::path& dir, const Manifest& m) {
   return write_file_atomic(dir / kManifestName, j.dump(2) + "\n");
 }
 
-Result<Manifest> read_manifest(const std::filesystem::path& dir) {
+Result<Manifest> read_manifest(const std::filesystem::path& dir, const CorpusLimits& limits) {
   const auto path = dir / kManifestName;
-  LOCKSTEP_TRY(auto bytes, read_file(path, kMaxManifestBytes));
-  return decode_manifest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path.string());
+  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_manifest_bytes));
+  return decode_manifest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path.string(),
+                         limits);
 }
 
-Result<Manifest> decode_manifest(std::string_view text, const std::string& what) {
+Result<Manifest> decode_manifest(std::string_view text, const std::string& what, const CorpusLimits& limits) {
   nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Error::make(Errc::kMalformed, "{}: not valid JSON", what);
   const auto format = j.find("format");
@@ -127,9 +127,9 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& what)
   LOCKSTEP_TRY_STATUS(text_field(j, "command", false, "top level", m.command));
   LOCKSTEP_TRY_STATUS(text_field(j, "driver", false, "top level", m.driver));
   const auto fs = j.find("functions");
-  if (fs == j.end() || !fs->is_array() || fs->empty() || fs->size() > kMaxCorpusFunctions)
+  if (fs == j.end() || !fs->is_array() || fs->empty() || fs->size() > limits.max_functions)
     return Error::make(Errc::kMalformed, "{}: \"functions\" must be an array of 1 to {} entries (a corpus without "
-                       "functions would pass any gate)", what, kMaxCorpusFunctions);
+                       "functions would pass any gate)", what, limits.max_functions);
   std::uint64_t total = 0;
   std::set<std::string> files;
   for (std::size_t i = 0; i < fs->size(); ++i) {
@@ -147,7 +147,7 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& what)
     LOCKSTEP_TRY_STATUS(text_field(f, "name", true, where, e.name));
     LOCKSTEP_TRY_STATUS(text_field(f, "file", true, where, e.file));
     std::uint64_t cases = 0, poked = 0;
-    LOCKSTEP_TRY_STATUS(count_field(f, "cases", true, kMaxCasesPerFile, where, cases));
+    LOCKSTEP_TRY_STATUS(count_field(f, "cases", true, limits.case_file.max_cases, where, cases));
     LOCKSTEP_TRY_STATUS(count_field(f, "poked", false, cases, where, poked));
     e.cases = static_cast<std::uint32_t>(cases);
     e.poked = static_cast<std::uint32_t>(poked);
@@ -218,7 +218,7 @@ Status write_corpus(const std::filesystem::path& dir_in, Manifest m, const std::
   return replace_folder(dir, fill, [](const std::string& name) { return !is_corpus_file(name); });
 }
 
-Result<Corpus> read_corpus(const std::filesystem::path& dir) {
+Result<Corpus> read_corpus(const std::filesystem::path& dir, const CorpusLimits& limits) {
   std::error_code ec;
   const auto st = std::filesystem::status(dir, ec);
   if (!std::filesystem::exists(st))
@@ -228,13 +228,13 @@ Result<Corpus> read_corpus(const std::filesystem::path& dir) {
                        dir.string());
   Corpus c;
   const auto manifest_path = dir / kManifestName;
-  LOCKSTEP_TRY(auto manifest_bytes, read_file(manifest_path, kMaxManifestBytes));
+  LOCKSTEP_TRY(auto manifest_bytes, read_file(manifest_path, limits.max_manifest_bytes));
   LOCKSTEP_TRY(c.manifest, decode_manifest(std::string_view(reinterpret_cast<const char*>(manifest_bytes.data()),
                                                             manifest_bytes.size()),
-                                           manifest_path.string()));
+                                           manifest_path.string(), limits));
   c.manifest_sha256 = to_hex(sha256(manifest_bytes));
   for (const auto& e : c.manifest.functions) {
-    LOCKSTEP_TRY(auto f, read_case_file(dir / e.file));
+    LOCKSTEP_TRY(auto f, read_case_file(dir / e.file, limits.case_file));
     if (f.function != e.function || f.cases.size() != e.cases)
       return Error::make(Errc::kMalformed, "{}: the manifest says {} cases of 0x{:08x}, the file holds {} of 0x{:08x}",
                          (dir / e.file).string(), e.cases, e.function, f.cases.size(), f.function);
@@ -256,7 +256,7 @@ Result<std::vector<std::uint32_t>> add_cases(const std::filesystem::path& dir, C
     }
     std::uint32_t next = 0;
     for (const Case& old : it->cases) next = std::max(next, old.id + 1);
-    if (it->cases.size() >= kMaxCasesPerFile)
+    if (it->cases.size() >= CaseFileLimits{}.max_cases)  // the most a default reader takes back
       return Error::make(Errc::kLimit, "0x{:08x} already has {} cases, the most a case file holds", c.function,
                          it->cases.size());
     c.id = next;

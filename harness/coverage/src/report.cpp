@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lockstep/base/io.hpp"
 #include "lockstep/coverage/coverage_report.hpp"
 #include "report_common.hpp"
 
@@ -143,6 +144,11 @@ std::string coverage_json(const CoverageReport& report, const Profile* profile) 
     fs.push_back(std::move(o));
   }
   return j.dump(2) + "\n";
+}
+
+Result<std::string> read_coverage_report(const std::filesystem::path& path, const CoverageReportLimits& limits) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
+  return std::string(bytes.begin(), bytes.end());
 }
 
 }  // namespace lockstep::harness

@@ -98,6 +98,7 @@ Result<Snapshot> load_snapshot(const std::filesystem::path& path) {
 }
 
 Status save_snapshot(const Snapshot& snapshot, const std::filesystem::path& path, const SnapshotWriteOptions& options) {
+  const SnapshotLimits readable;  // a file a default reader takes back
   if (auto v = snapshot.validate(); !v.ok()) return std::move(v).error().wrap("refusing to write {}", path.string());
   if (options.version != kSnapshotVersion && options.version != kSnapshotOldestVersion)
     return Error::make(Errc::kUsage, "refusing to write {}: snapshot file version {} (this build writes {} or {})",
@@ -107,32 +108,32 @@ Status save_snapshot(const Snapshot& snapshot, const std::filesystem::path& path
                        "refusing to write {} as version 1: the snapshot has {} LDT entries, which version 1 cannot hold "
                        "(write version {})",
                        path.string(), snapshot.ldt.size(), kSnapshotVersion);
-  if (snapshot.regions.size() > kSnapshotMaxRegions)
+  if (snapshot.regions.size() > readable.max_regions)
     return Error::make(Errc::kLimit, "refusing to write {}: {} regions, past the file's limit of {}", path.string(),
-                       snapshot.regions.size(), kSnapshotMaxRegions);
-  if (snapshot.threads.size() > kSnapshotMaxThreads)
+                       snapshot.regions.size(), readable.max_regions);
+  if (snapshot.threads.size() > readable.max_threads)
     return Error::make(Errc::kLimit, "refusing to write {}: {} threads, past the file's limit of {}", path.string(),
-                       snapshot.threads.size(), kSnapshotMaxThreads);
-  auto too_long = [](const std::string& s) { return s.size() > kSnapshotMaxNameBytes; };
+                       snapshot.threads.size(), readable.max_threads);
+  auto too_long = [&readable](const std::string& s) { return s.size() > readable.max_name_bytes; };
   for (const Region& r : snapshot.regions)
     if (too_long(r.name))
       return Error::make(Errc::kLimit, "refusing to write {}: region 0x{:08x}'s name is {} bytes (limit {})",
-                         path.string(), r.base, r.name.size(), kSnapshotMaxNameBytes);
+                         path.string(), r.base, r.name.size(), readable.max_name_bytes);
   for (const Module& m : snapshot.meta.modules)
     if (too_long(m.name))
       return Error::make(Errc::kLimit, "refusing to write {}: module name is {} bytes (limit {})", path.string(),
-                         m.name.size(), kSnapshotMaxNameBytes);
+                         m.name.size(), readable.max_name_bytes);
   const auto& meta = snapshot.meta;
   if (too_long(meta.source) || too_long(meta.format) || too_long(meta.exe_path) || too_long(meta.exe_sha256))
     return Error::make(Errc::kLimit, "refusing to write {}: a metadata string is longer than {} bytes", path.string(),
-                       kSnapshotMaxNameBytes);
-  if (meta.modules.size() > kSnapshotMaxModules || meta.notes.size() > kSnapshotMaxNotes)
+                       readable.max_name_bytes);
+  if (meta.modules.size() > readable.max_modules || meta.notes.size() > readable.max_notes)
     return Error::make(Errc::kLimit, "refusing to write {}: {} modules / {} notes (limits {} / {})", path.string(),
-                       meta.modules.size(), meta.notes.size(), kSnapshotMaxModules, kSnapshotMaxNotes);
+                       meta.modules.size(), meta.notes.size(), readable.max_modules, readable.max_notes);
   for (const std::string& n : meta.notes)
-    if (n.size() > kSnapshotMaxNoteBytes)
+    if (n.size() > readable.max_note_bytes)
       return Error::make(Errc::kLimit, "refusing to write {}: a note is {} bytes (limit {})", path.string(), n.size(),
-                         kSnapshotMaxNoteBytes);
+                         readable.max_note_bytes);
   const std::vector<std::uint8_t> bytes = encode_snapshot(snapshot, options);
   return write_file_atomic(path, bytes);
 }

@@ -292,25 +292,93 @@ Result<std::vector<std::uint8_t>> parse_hex(std::string_view hex) {
   return out;
 }
 
-Result<cases::Poke> parse_poke(std::string_view text, const Labeler& labels) {
-  const auto eq = text.find('=');
-  if (eq == std::string_view::npos)
-    return Error::make(Errc::kUsage, "poke '{}' is not ADDR=VALUE (hex bytes, or typed: u32:7, f32:0.5, fx:-200.0)", text);
+namespace {
+
+// x86 registers a poke cannot set: the harness owns esp and eip (the call's stack and entry), and a
+// register poke sets a whole 32-bit register. Named so that "esp=..." says so instead of being looked
+// up as a label.
+constexpr std::string_view kUnpokeableRegisters[] = {
+    "esp", "eip", "eflags", "ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "al", "ah", "bl", "bh",
+    "cl", "ch", "dl", "dh", "cs", "ds", "es", "fs", "gs", "ss"};
+constexpr std::string_view kPokeableRegisters = "eax, ebx, ecx, edx, esi, edi, ebp";
+
+Result<cases::RegisterPoke> parse_register_poke(std::string_view text, cases::Reg reg, std::string_view value) {
+  auto typed = parse_typed_value(value);
+  if (!typed.ok()) return std::move(typed).error().wrap("poke '{}'", text);
+  if (*typed) {
+    if ((*typed)->bytes.size() > 4)
+      return Error::make(Errc::kUsage, "poke '{}': {} holds 4 bytes, the value {}", text, cases::reg_name(reg),
+                         (*typed)->bytes.size());
+    return cases::RegisterPoke{reg, (*typed)->word()};
+  }
+  // "00001000" is a memory poke's hex bytes; read as decimal it would set another value than meant.
+  const std::string_view digits = value.substr(!value.empty() && value.front() == '-' ? 1 : 0);
+  if (digits.size() > 1 && digits[0] == '0' && digits[1] != 'x' && digits[1] != 'X')
+    return Error::make(Errc::kUsage,
+                       "poke '{}': '{}' has a leading zero, as hex bytes do (a memory poke's form); {} takes a number "
+                       "written 0x-hex or decimal (0x1000, 4096)",
+                       text, value, cases::reg_name(reg));
+  auto number = parse_u32(value);
+  if (!number.ok())
+    return Error::make(Errc::kUsage,
+                       "poke '{}': {}; {} takes a 32-bit number (0x3000, 12288, -1) or a typed value of at most 4 "
+                       "bytes (u32:7, i16:-3, f32:0.5, fx:1.5)",
+                       text, number.error().message, cases::reg_name(reg));
+  return cases::RegisterPoke{reg, *number};
+}
+
+Result<cases::Poke> parse_memory_poke(std::string_view text, std::string_view address, std::string_view value,
+                                      const Labeler& labels) {
   cases::Poke p;
-  auto resolved = labels.resolve_target(text.substr(0, eq));
+  auto resolved = labels.resolve_target(address);
   if (!resolved.ok()) return std::move(resolved).error().wrap("poke '{}'", text);
   const Labeler::Target target = *resolved;
   p.address = target.address;
-  auto value = parse_value(text.substr(eq + 1));
-  if (!value.ok()) return std::move(value).error().wrap("poke '{}'", text);
-  p.bytes = std::move(value->bytes);
+  auto parsed = parse_value(value);
+  if (!parsed.ok()) return std::move(parsed).error().wrap("poke '{}'", text);
+  p.bytes = std::move(parsed->bytes);
   if (target.field_size != 0 && p.bytes.size() > target.field_size)
     return Error::make(Errc::kUsage, "poke '{}': {} is {} byte(s), the value {} (it would write past the field)", text,
-                       text.substr(0, eq), target.field_size, p.bytes.size());
+                       address, target.field_size, p.bytes.size());
   if (std::uint64_t{p.address} + p.bytes.size() > 0x100000000ULL)
     return Error::make(Errc::kUsage, "poke '{}': {} bytes at 0x{:08x} pass the end of the 32-bit address space", text,
                        p.bytes.size(), p.address);
   return p;
+}
+
+}  // namespace
+
+Result<StatePoke> parse_state_poke(std::string_view text, const Labeler& labels) {
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos)
+    return Error::make(Errc::kUsage,
+                       "poke '{}' is not ADDR=VALUE (hex bytes, or typed: u32:7, f32:0.5, fx:-200.0) or REG=VALUE "
+                       "({}: a number or a typed value of at most 4 bytes)",
+                       text, kPokeableRegisters);
+  const std::string_view target = text.substr(0, eq), value = text.substr(eq + 1);
+  if (auto reg = cases::reg_named(target)) {
+    LOCKSTEP_TRY(cases::RegisterPoke r, parse_register_poke(text, *reg, value));
+    return StatePoke{r};
+  }
+  if (std::find(std::begin(kUnpokeableRegisters), std::end(kUnpokeableRegisters), target) !=
+      std::end(kUnpokeableRegisters))
+    return Error::make(Errc::kUsage,
+                       "poke '{}': {} is not a register a poke can set (a register poke sets one of {}; esp and "
+                       "eip are the harness's own)",
+                       text, target, kPokeableRegisters);
+  LOCKSTEP_TRY(cases::Poke p, parse_memory_poke(text, target, value, labels));
+  return StatePoke{std::move(p)};
+}
+
+Result<cases::Poke> parse_poke(std::string_view text, const Labeler& labels) {
+  auto poke = parse_state_poke(text, labels);
+  if (!poke.ok()) return std::move(poke).error();
+  if (const auto* r = std::get_if<cases::RegisterPoke>(&*poke))
+    return Error::make(Errc::kUsage,
+                       "poke '{}' sets the entry register {}, and only memory is poked here (ADDR=VALUE); a "
+                       "register poke goes to probe --poke, on a case",
+                       text, cases::reg_name(r->reg));
+  return std::move(std::get<cases::Poke>(*poke));
 }
 
 }  // namespace lockstep::harness

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lockstep/base/io.hpp"
 #include "lockstep/progress/progress.hpp"
 #include "progress_common.hpp"
 
@@ -255,6 +256,11 @@ std::string format_changes_markdown(const ProgressChanges& c) {
   if (c.regressed.empty() && c.newly_matched.empty() && c.new_functions.empty() && c.removed.empty())
     out += "No function changed its status.\n";
   return out;
+}
+
+Result<std::string> read_progress_report(const std::filesystem::path& path, const ProgressReportLimits& limits) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
+  return std::string(bytes.begin(), bytes.end());
 }
 
 }  // namespace lockstep::harness

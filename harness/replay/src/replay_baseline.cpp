@@ -5,9 +5,16 @@
 
 #include <fmt/format.h>
 
+#include "lockstep/base/io.hpp"
+
 #include "report_reading.hpp"
 
 namespace lockstep::harness {
+
+Result<std::string> read_replay_report(const std::filesystem::path& path, const ReplayReportLimits& limits) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
+  return std::string(bytes.begin(), bytes.end());
+}
 
 using detail::read_report;
 

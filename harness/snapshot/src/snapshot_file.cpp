@@ -212,7 +212,8 @@ struct SnapshotHeader {
 };
 
 /// The header: magic, version, its checksum, the counts and sizes within their limits.
-Result<SnapshotHeader> get_header(std::span<const std::uint8_t> file, const std::string& what) {
+Result<SnapshotHeader> get_header(std::span<const std::uint8_t> file, const std::string& what,
+                                  const SnapshotLimits& lim) {
   if (file.size() < kSnapshotMagic.size() || !is_lockstep_snapshot(file)) {
     const auto first = file.first(std::min<std::size_t>(file.size(), kSnapshotMagic.size()));
     if (std::equal(first.begin(), first.end(), kSnapshotMagic.begin()))
@@ -245,18 +246,18 @@ Result<SnapshotHeader> get_header(std::span<const std::uint8_t> file, const std:
   if (flags != 0)
     return Error::make(Errc::kMalformed, "{}: header flags 0x{:08x} (at offset 0x{:x}): no flags are defined in version {}",
                        what, flags, kOffFlags, version);
-  if (region_count > kSnapshotMaxRegions)
+  if (region_count > lim.max_regions)
     return Error::make(Errc::kLimit, "{}: region count {} (at offset 0x{:x}) is past the limit of {}", what,
-                       region_count, kOffRegionCount, kSnapshotMaxRegions);
-  if (thread_count > kSnapshotMaxThreads)
+                       region_count, kOffRegionCount, lim.max_regions);
+  if (thread_count > lim.max_threads)
     return Error::make(Errc::kLimit, "{}: thread count {} (at offset 0x{:x}) is past the limit of {}", what,
-                       thread_count, kOffThreadCount, kSnapshotMaxThreads);
-  if (total_bytes > kSnapshotMaxTotalBytes)
+                       thread_count, kOffThreadCount, lim.max_threads);
+  if (total_bytes > lim.max_total_bytes)
     return Error::make(Errc::kLimit, "{}: total region bytes 0x{:x} (at offset 0x{:x}) is past the limit of 0x{:x}",
-                       what, total_bytes, kOffTotalBytes, kSnapshotMaxTotalBytes);
-  if (info_size > kSnapshotMaxInfoBytes)
+                       what, total_bytes, kOffTotalBytes, lim.max_total_bytes);
+  if (info_size > lim.max_info_bytes)
     return Error::make(Errc::kLimit, "{}: info block size {} (at offset 0x{:x}) is past the limit of {}", what,
-                       info_size, kOffInfoSize, kSnapshotMaxInfoBytes);
+                       info_size, kOffInfoSize, lim.max_info_bytes);
   if (std::uint64_t{info_size} > std::uint64_t{info_stored_size} * kSnapshotMaxInflateRatio)
     return Error::make(Errc::kMalformed, "{}: info block claims to inflate from {} to {} bytes, more than zlib can",
                        what, info_stored_size, info_size);
@@ -267,7 +268,8 @@ Result<SnapshotHeader> get_header(std::span<const std::uint8_t> file, const std:
 /// The region table: every entry within 4 GiB, sorted and apart, the sizes adding up to the header's
 /// total; `sum_stored` is the stored (compressed) bytes they claim.
 Result<std::vector<RegionEntry>> get_region_table(ByteReader& r, std::uint32_t region_count, std::uint64_t total_bytes,
-                                                  const std::string& what, std::uint64_t& sum_stored) {
+                                                  const std::string& what, const SnapshotLimits& lim,
+                                                  std::uint64_t& sum_stored) {
   std::vector<RegionEntry> entries;
   entries.reserve(region_count);
   std::uint64_t sum_sizes = 0;
@@ -283,7 +285,7 @@ Result<std::vector<RegionEntry>> get_region_table(ByteReader& r, std::uint32_t r
     LOCKSTEP_TRY(e.data_crc, r.u32(f));
     LOCKSTEP_TRY(e.stored_size, r.u32(f));
     LOCKSTEP_TRY(e.stored_crc, r.u32(f));
-    LOCKSTEP_TRY(e.name, r.str32(f + " name", kSnapshotMaxNameBytes));
+    LOCKSTEP_TRY(e.name, r.str32(f + " name", lim.max_name_bytes));
     const std::string where = fmt::format("{}: region {} ({}, table entry at info offset 0x{:x})", what, i, e.name, at);
     if (e.prot & ~(kProtRead | kProtWrite | kProtExec) || reserved[0] || reserved[1] || reserved[2])
       return Error::make(Errc::kMalformed, "{}: protection 0x{:02x} / reserved bytes {} (only bits 0..2, zeros)", where,
@@ -318,19 +320,19 @@ Result<std::vector<RegionEntry>> get_region_table(ByteReader& r, std::uint32_t r
 /// The info block after the region table: threads, the LDT (version 2), the metadata, modules and
 /// notes, and nothing after them.
 Status get_metadata(ByteReader& r, std::uint32_t version, std::uint32_t thread_count, const std::string& what,
-                    Snapshot& s) {
+                    const SnapshotLimits& lim, Snapshot& s) {
   s.threads.reserve(thread_count);
   for (std::uint32_t i = 0; i < thread_count; ++i) {
     LOCKSTEP_TRY(Thread t, get_thread(r, i));
     s.threads.push_back(t);
   }
   if (version >= 2) LOCKSTEP_TRY_STATUS(get_ldt(r, s.ldt));
-  LOCKSTEP_TRY(s.meta.source, r.str32("metadata source", kSnapshotMaxNameBytes));
-  LOCKSTEP_TRY(s.meta.format, r.str32("metadata format", kSnapshotMaxNameBytes));
+  LOCKSTEP_TRY(s.meta.source, r.str32("metadata source", lim.max_name_bytes));
+  LOCKSTEP_TRY(s.meta.format, r.str32("metadata format", lim.max_name_bytes));
   LOCKSTEP_TRY(s.meta.created_unix, r.read<std::int64_t>("metadata time"));
-  LOCKSTEP_TRY(s.meta.exe_path, r.str32("metadata exe path", kSnapshotMaxNameBytes));
-  LOCKSTEP_TRY(s.meta.exe_sha256, r.str32("metadata exe sha256", kSnapshotMaxNameBytes));
-  LOCKSTEP_TRY(const std::uint32_t module_count, get_count(r, "module count", kSnapshotMaxModules));
+  LOCKSTEP_TRY(s.meta.exe_path, r.str32("metadata exe path", lim.max_name_bytes));
+  LOCKSTEP_TRY(s.meta.exe_sha256, r.str32("metadata exe sha256", lim.max_name_bytes));
+  LOCKSTEP_TRY(const std::uint32_t module_count, get_count(r, "module count", lim.max_modules));
   if (std::uint64_t{module_count} * 12 > r.remaining())
     return Error::make(Errc::kTruncated, "{}: {} modules cannot fit in the {} bytes left of the info block", what,
                        module_count, r.remaining());
@@ -339,16 +341,16 @@ Status get_metadata(ByteReader& r, std::uint32_t version, std::uint32_t thread_c
     Module m;
     LOCKSTEP_TRY(m.base, r.u32("module base"));
     LOCKSTEP_TRY(m.size, r.u32("module size"));
-    LOCKSTEP_TRY(m.name, r.str32("module name", kSnapshotMaxNameBytes));
+    LOCKSTEP_TRY(m.name, r.str32("module name", lim.max_name_bytes));
     s.meta.modules.push_back(std::move(m));
   }
-  LOCKSTEP_TRY(const std::uint32_t note_count, get_count(r, "note count", kSnapshotMaxNotes));
+  LOCKSTEP_TRY(const std::uint32_t note_count, get_count(r, "note count", lim.max_notes));
   if (std::uint64_t{note_count} * 4 > r.remaining())
     return Error::make(Errc::kTruncated, "{}: {} notes cannot fit in the {} bytes left of the info block", what,
                        note_count, r.remaining());
   s.meta.notes.reserve(note_count);
   for (std::uint32_t i = 0; i < note_count; ++i) {
-    LOCKSTEP_TRY(std::string n, r.str32("note", kSnapshotMaxNoteBytes));
+    LOCKSTEP_TRY(std::string n, r.str32("note", lim.max_note_bytes));
     s.meta.notes.push_back(std::move(n));
   }
   if (r.remaining() != 0)
@@ -399,9 +401,10 @@ Status get_region_data(std::span<const std::uint8_t> file, std::uint64_t data_at
 
 }  // namespace
 
-Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string_view what_view) {
+Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string_view what_view,
+                                 const SnapshotLimits& limits) {
   const std::string what(what_view);
-  LOCKSTEP_TRY(const SnapshotHeader h, get_header(file, what));
+  LOCKSTEP_TRY(const SnapshotHeader h, get_header(file, what, limits));
   ByteReader hr(file, what);
 
   // --- info block ---
@@ -420,9 +423,9 @@ Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string
                        info.size(), h.region_count, h.thread_count);
 
   std::uint64_t sum_stored = 0;
-  LOCKSTEP_TRY(std::vector<RegionEntry> entries, get_region_table(r, h.region_count, h.total_bytes, what, sum_stored));
+  LOCKSTEP_TRY(std::vector<RegionEntry> entries, get_region_table(r, h.region_count, h.total_bytes, what, limits, sum_stored));
   Snapshot s;
-  LOCKSTEP_TRY_STATUS(get_metadata(r, h.version, h.thread_count, what, s));
+  LOCKSTEP_TRY_STATUS(get_metadata(r, h.version, h.thread_count, what, limits, s));
 
   // --- region data: must fill the rest of the file exactly ---
   const std::uint64_t data_at = kSnapshotHeaderSize + std::uint64_t{h.info_stored_size};

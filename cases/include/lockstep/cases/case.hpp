@@ -33,6 +33,14 @@ struct Poke {
   friend bool operator==(const Poke&, const Poke&) = default;
 };
 
+/// An entry register a poke sets instead of memory ("eax=0x3000"): recorded in the case's `in` and
+/// marked in Case::poked_registers (poke_register), never as a memory Poke.
+struct RegisterPoke {
+  Reg reg = Reg::kEax;
+  std::uint32_t value = 0;
+  friend bool operator==(const RegisterPoke&, const RegisterPoke&) = default;
+};
+
 /// Consecutive written bytes [base, base + length) that one instruction of the original, at `writer`
 /// (its eip), wrote last in the call.
 struct WriterRun {
@@ -97,9 +105,6 @@ struct Case {
   friend bool operator==(const Case&, const Case&) = default;
 };
 
-/// Sets the case's entry register `name` ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp") to `value`
-/// and marks it in poked_registers; false (nothing changed) for any other name.
-bool poke_register(Case& c, std::string_view name, std::uint32_t value);
 /// Sets the case's entry register r to `value` and marks it in poked_registers.
 void poke_register(Case& c, Reg r, std::uint32_t value);
 

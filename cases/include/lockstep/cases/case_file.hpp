@@ -18,13 +18,20 @@ namespace lockstep::cases {
 /// are still read (no writers known; version 1's bounds are 0: not recorded).
 inline constexpr std::uint32_t kCaseFileVersion = 3;
 inline constexpr std::uint32_t kOldestCaseFileVersion = 1;
-/// Named limits a reader enforces before allocating anything.
-inline constexpr std::uint32_t kMaxCasesPerFile = 1u << 20;
-inline constexpr std::uint32_t kMaxRunsPerMap = 1u << 20;
-inline constexpr std::uint32_t kMaxRunBytes = 16u << 20;
-inline constexpr std::uint64_t kMaxCaseBodyBytes = std::uint64_t{1} << 30;
-inline constexpr std::uint32_t kMaxPokes = 4096;
-inline constexpr std::uint32_t kMaxStringBytes = 4096;
+/// Bounds on a case file, an untrusted input (Errc::kLimit past them), checked before anything is
+/// allocated. Limits are a struct per file format, as the readers' (ProfileLimits, Pe32Limits,
+/// MinidumpLimits, StateLogLimits): its defaults are the bounds, far above any real capture, and a
+/// caller or test that needs another passes its own.
+struct CaseFileLimits {
+  std::uint32_t max_cases = 1u << 20;            ///< cases in one file (the header's count)
+  std::uint32_t max_runs_per_map = 1u << 20;     ///< runs of one case's input or written bytes, or its writer runs
+  std::uint32_t max_run_bytes = 16u << 20;       ///< one run, writer run or poke
+  std::uint64_t max_body_bytes = std::uint64_t{1} << 30;  ///< the inflated body; read_case_file's largest file too
+  std::uint32_t max_pokes = 4096;                ///< memory pokes of one case
+  std::uint32_t max_string_bytes = 4096;         ///< a name, an origin, a note
+  std::uint32_t max_code_bytes = 1u << 20;       ///< all of a file's code, the helpers' included
+  std::uint32_t max_helper_ranges = 256;         ///< the private helpers' code ranges
+};
 
 /// Code bytes at a guest address.
 struct CodeRange {
@@ -49,15 +56,14 @@ struct CaseFile {
   /// and from [code_base, code_base + code.size()).
   std::vector<CodeRange> helper_code;
 };
-inline constexpr std::uint32_t kMaxCodeBytes = 1u << 20;  ///< all of a file's code, the helpers' included
-inline constexpr std::uint32_t kMaxHelperRanges = 256;
 
 /// Serialises to the on-disk bytes (deterministic: the same cases give the same bytes).
 std::vector<std::uint8_t> encode_case_file(const CaseFile& f);
 /// Parses on-disk bytes; `what` names the input in error messages.
-Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std::string& what);
+Result<CaseFile> decode_case_file(std::span<const std::uint8_t> bytes, const std::string& what,
+                                  const CaseFileLimits& limits = {});
 
 Status write_case_file(const std::filesystem::path& path, const CaseFile& f);
-Result<CaseFile> read_case_file(const std::filesystem::path& path);
+Result<CaseFile> read_case_file(const std::filesystem::path& path, const CaseFileLimits& limits = {});
 
 }  // namespace lockstep::cases

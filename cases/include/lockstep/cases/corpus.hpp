@@ -16,7 +16,14 @@ namespace lockstep::cases {
 /// Version 2 adds the profile's file (profile_path, profile_sha256); version 1 manifests still load.
 inline constexpr std::uint32_t kCorpusVersion = 2;
 inline constexpr std::uint32_t kOldestCorpusVersion = 1;
-inline constexpr std::uint32_t kMaxCorpusFunctions = 65536;
+/// Bounds on a corpus, an untrusted input: its manifest (kMalformed for too many functions, as for any
+/// bad field; kLimit for a file too large to read) and each case file it lists. The defaults are the
+/// bounds; a caller or test that needs another passes its own (CaseFileLimits, the same convention).
+struct CorpusLimits {
+  std::uint32_t max_functions = 65536;                        ///< entries of the manifest's "functions"
+  std::uint64_t max_manifest_bytes = std::uint64_t{16} << 20;  ///< manifest.json's size
+  CaseFileLimits case_file;  ///< each case file, and each manifest entry's "cases"
+};
 
 struct CorpusEntry {
   GuestAddr function = 0;
@@ -47,9 +54,9 @@ std::string case_file_name(GuestAddr function, const std::string& name);
 /// limit, poked <= cases, total_cases equal to the sum, at least one case, profile_path and
 /// profile_sha256 both or neither (a hash of 64 lowercase hex digits). kMalformed naming the field
 /// otherwise.
-Result<Manifest> read_manifest(const std::filesystem::path& corpus_dir);
+Result<Manifest> read_manifest(const std::filesystem::path& corpus_dir, const CorpusLimits& limits = {});
 /// The same checks on manifest text; `what` names it in messages.
-Result<Manifest> decode_manifest(std::string_view text, const std::string& what);
+Result<Manifest> decode_manifest(std::string_view text, const std::string& what, const CorpusLimits& limits = {});
 Status write_manifest(const std::filesystem::path& corpus_dir, const Manifest& m);
 
 /// Writes the corpus as a whole: every file goes into a new folder beside corpus_dir
@@ -70,7 +77,7 @@ struct Corpus {
   /// so reports of two corpora are never merged or compared.
   std::string manifest_sha256;
 };
-Result<Corpus> read_corpus(const std::filesystem::path& corpus_dir);
+Result<Corpus> read_corpus(const std::filesystem::path& corpus_dir, const CorpusLimits& limits = {});
 
 /// Appends cases (poked ones, from a probe or a search) to the corpus in `corpus_dir`, which
 /// `corpus` was read from: each gets the next free id of its function's file (a function the

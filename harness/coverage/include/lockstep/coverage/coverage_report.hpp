@@ -30,6 +30,15 @@ std::string format_coverage(const CoverageReport& report, const Profile* profile
 /// first address, call target and, with a profile, its name). Addresses are "0x%08x" strings.
 std::string coverage_json(const CoverageReport& report, const Profile* profile = nullptr);
 
+/// Bounds on a coverage_json report read back (`progress --coverage COV.json`): an untrusted input
+/// (Errc::kLimit past them), the defaults far above any real report (one holds every instruction and
+/// branch of every function); a caller or test passes its own.
+struct CoverageReportLimits {
+  std::uint64_t max_file_bytes = std::uint64_t{256} << 20;
+};
+/// The text of a coverage_json report file, its size bounded.
+Result<std::string> read_coverage_report(const std::filesystem::path& path, const CoverageReportLimits& limits = {});
+
 /// Writes `dir`/index.html (a table of functions with their counts and a bar, linking each page),
 /// one page per function, `dir`/fn_<entry as 8 hex digits>.html (fn_<entry>_<n>.html for a repeated
 /// entry): the annotated disassembly — hit count, bytes and text per instruction, uncovered ones

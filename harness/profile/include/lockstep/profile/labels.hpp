@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "lockstep/cases/case.hpp"
@@ -84,10 +85,22 @@ std::string format_runs(const std::vector<ByteRun>& runs, const Labeler& labels,
 /// callee's own frame.
 std::string format_effects(const Effects& effects, const Labeler& labels);
 
-/// "ADDR=VALUE" (ADDR as Labeler::resolve reads it, VALUE as parse_value reads it: hex bytes in
-/// memory order, or typed, "tank[1].fuel=f32:0.01"): bytes to write before a run. A value wider than
-/// the field ADDR names by name is refused (it would write into the next field). The poke is the
-/// case file's (cases::Poke): what a command parses is what a poked case records.
+/// A poke of a case's entry state: bytes in memory, or an entry register. The two are kept apart as a
+/// case keeps them (Case::pokes, Case::poked_registers), so neither is ever taken for the other.
+using StatePoke = std::variant<cases::Poke, cases::RegisterPoke>;
+
+/// The one poke parser. "REG=VALUE" when REG names an entry register (cases::reg_named: eax, ebx,
+/// ecx, edx, esi, edi, ebp): VALUE a 32-bit number (0x-hex, decimal, negative as two's complement:
+/// parse_u32) or a typed value of at most 4 bytes (`eax=fx:1.5`, `ecx=i16:-3`) as the register holds
+/// it. Another x86 register (esp, eip, ax, al, ...) is refused, naming the ones a poke can set.
+/// Otherwise "ADDR=VALUE" (ADDR as Labeler::resolve reads it, VALUE as parse_value reads it: hex
+/// bytes in memory order, or typed, "tank[1].fuel=f32:0.01"): bytes to write before a run. A value
+/// wider than the field ADDR names by name is refused (it would write into the next field). The poke
+/// is the case file's (cases::Poke, cases::RegisterPoke): what a command parses is what a poked case
+/// records.
+Result<StatePoke> parse_state_poke(std::string_view text, const Labeler& labels);
+/// parse_state_poke where only memory can be poked (a call list, `call --poke`, `capture --poke`):
+/// a register poke is refused with an error saying so, never read as an address.
 Result<cases::Poke> parse_poke(std::string_view text, const Labeler& labels);
 /// A call argument as the CLI writes it: a number or an address (Labeler::resolve: "car[3]"), a
 /// typed value (parse_typed_value: `fx:-200.0`, `f32:0.5`, `i16:-3`, `f64:1.5`), a plain number read

@@ -117,6 +117,13 @@ struct ProgressChanges {
   ProgressTotals before, now;
   bool any_regression() const noexcept { return !regressed.empty(); }
 };
+/// Bounds on a progress_json report read back (`progress --changes OLD.json`): an untrusted input
+/// (Errc::kLimit past them), the defaults far above any real report; a caller or test passes its own.
+struct ProgressReportLimits {
+  std::uint64_t max_file_bytes = std::uint64_t{64} << 20;
+};
+/// The text of a progress_json report file (for compare_progress), its size bounded.
+Result<std::string> read_progress_report(const std::filesystem::path& path, const ProgressReportLimits& limits = {});
 /// Errors: kMalformed when `old_json` is not a lockstep-progress report (naming `what`).
 Result<ProgressChanges> compare_progress(const ProgressReport& now, const std::string& old_json, std::string_view what);
 /// A short Markdown summary for a pull request: totals before → now, then the newly matched, the

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -138,6 +139,14 @@ inline constexpr std::uint32_t kReportVersion = 2;
 /// Machine-readable reports.
 std::string to_json(const ReplayResult& r);
 std::string to_junit(const ReplayResult& r);
+
+/// Bounds on a JSON replay report read back (a baseline, a shard's report): an untrusted input
+/// (Errc::kLimit past them), the defaults far above any real run; a caller or test passes its own.
+struct ReplayReportLimits {
+  std::uint64_t max_file_bytes = std::uint64_t{64} << 20;
+};
+/// The text of a JSON replay report file (for compare_baseline, merge_reports), its size bounded.
+Result<std::string> read_replay_report(const std::filesystem::path& path, const ReplayReportLimits& limits = {});
 
 /// Reads JSON reports of the shards of one run (each made with --shard K/N, every K once, in any
 /// order) and merges them into the result of the unsharded run: to_json and to_junit of it give

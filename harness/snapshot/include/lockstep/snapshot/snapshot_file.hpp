@@ -26,16 +26,20 @@ inline constexpr std::uint32_t kSnapshotOldestVersion = 1;
 /// Size of the fixed, uncompressed header in bytes.
 inline constexpr std::size_t kSnapshotHeaderSize = 48;
 
-// Limits a reader enforces (Errc::kLimit past them). They bound what a hostile file can make
-// the reader allocate, and are far above any real 32-bit process.
-inline constexpr std::uint32_t kSnapshotMaxRegions = 65536;   ///< Linux's default vm.max_map_count is 65530
-inline constexpr std::uint32_t kSnapshotMaxThreads = 4096;
-inline constexpr std::uint64_t kSnapshotMaxTotalBytes = std::uint64_t{1} << 32;  ///< the whole 32-bit space
-inline constexpr std::uint32_t kSnapshotMaxInfoBytes = 64u << 20;  ///< the uncompressed table block
-inline constexpr std::uint32_t kSnapshotMaxNameBytes = 4096;       ///< a region or module name, a path
-inline constexpr std::uint32_t kSnapshotMaxModules = 65536;
-inline constexpr std::uint32_t kSnapshotMaxNotes = 65536;
-inline constexpr std::uint32_t kSnapshotMaxNoteBytes = 65536;      ///< one metadata note
+/// Bounds on a snapshot file, an untrusted input (Errc::kLimit past them): they bound what a hostile
+/// file can make the reader allocate, and the defaults are far above any real 32-bit process. Limits
+/// are a struct per file format, as the readers' (Pe32Limits, MinidumpLimits, CaseFileLimits): a
+/// caller or test that needs another bound passes its own.
+struct SnapshotLimits {
+  std::uint32_t max_regions = 65536;                        ///< Linux's default vm.max_map_count is 65530
+  std::uint32_t max_threads = 4096;
+  std::uint64_t max_total_bytes = std::uint64_t{1} << 32;   ///< the whole 32-bit space
+  std::uint32_t max_info_bytes = 64u << 20;                 ///< the uncompressed table block
+  std::uint32_t max_name_bytes = 4096;                      ///< a region or module name, a path
+  std::uint32_t max_modules = 65536;
+  std::uint32_t max_notes = 65536;
+  std::uint32_t max_note_bytes = 65536;                     ///< one metadata note
+};
 /// zlib's deflate cannot compress better than about 1032:1, so a region claiming to inflate to more
 /// than this many times its stored size is malformed (and would only make the reader allocate).
 inline constexpr std::uint64_t kSnapshotMaxInflateRatio = 1032;
@@ -53,11 +57,12 @@ bool is_lockstep_snapshot(std::span<const std::uint8_t> first_bytes) noexcept;
 
 /// Serialises a snapshot to the file format, as is. Does not validate: tests use it to build files
 /// with overlapping or unsorted regions. save_snapshot() (load.hpp) validates first; use that.
-/// Precondition: counts and sizes within the limits above (a reader would refuse the file otherwise).
+/// Precondition: counts and sizes within SnapshotLimits' defaults (a reader would refuse the file otherwise).
 std::vector<std::uint8_t> encode_snapshot(const Snapshot& snapshot, const SnapshotWriteOptions& options = {});
 
 /// Parses a whole file. `what` names the input in error messages (usually the path).
 /// The result satisfies Snapshot::validate().
-Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string_view what);
+Result<Snapshot> decode_snapshot(std::span<const std::uint8_t> file, std::string_view what,
+                                 const SnapshotLimits& limits = {});
 
 }  // namespace lockstep::harness
