@@ -44,7 +44,7 @@ cases::Case to_case(const harness::CallRecord& rec, const harness::FunctionSpec*
   c.origin.record = origin.record;
   c.origin.record_index = origin.record_index;
   c.origin.step = origin.step;
-  c.origin.racer = origin.racer;
+  c.origin.instance = origin.instance;
   c.origin.call_index = static_cast<std::uint32_t>(rec.call_index);
   return c;
 }
@@ -256,8 +256,11 @@ Result<CaptureReport> capture(const harness::Snapshot& snapshot, const StateLog&
       w.machine->set_observer(w.collector.get());
     }
     const Record& rec = log.records[runs[n]];
+    // A FRAM record is about no instance: its case's origin holds the pass number in that field, as
+    // the case files have always held it (cases/docs/case-format.md).
+    const std::int32_t about = rec.kind == RecordKind::kFrame ? rec.pass : rec.instance;
     RunOrigin origin{options.snapshot_sha256, driver->record, static_cast<std::uint32_t>(n), rec.step,
-                     static_cast<std::uint32_t>(std::max(rec.racer, 0))};
+                     static_cast<std::uint32_t>(std::max(about, 0))};
     const std::uint64_t cases_before = w.collector->cases();
     if (w.collector->begin_run(origin)) {
       ++w.runs_captured;

@@ -60,8 +60,8 @@ Status lay_record(Machine& machine, const Record& rec, const std::string& kind) 
   for (const Block& b : rec.blocks) {
     auto w = machine.write(b.address, b.bytes);
     if (!w.ok())
-      return Error::make(Errc::kMalformed, "{} record of step {} racer {}: block at 0x{:08x} ({} bytes): {}", kind,
-                         rec.step, rec.racer, b.address, b.bytes.size(), w.error().message);
+      return Error::make(Errc::kMalformed, "{} record of step {} instance {}: block at 0x{:08x} ({} bytes): {}", kind,
+                         rec.step, rec.instance, b.address, b.bytes.size(), w.error().message);
   }
   return {};
 }
@@ -71,7 +71,7 @@ Result<std::vector<std::size_t>> driver_runs(const Profile& profile, const Resol
   for (std::size_t i = 0; i < log.records.size(); ++i) {
     const Record& r = log.records[i];
     if (r.kind != driver.run_kind) continue;
-    LOCKSTEP_TRY_STATUS(driver_args(profile, *driver.spec, r));  // the racer fits the driver's instances
+    LOCKSTEP_TRY_STATUS(driver_args(profile, *driver.spec, r));  // the instance fits the driver's instances
     runs.push_back(i);
   }
   if (runs.empty())
@@ -92,10 +92,14 @@ Result<std::vector<Arg>> driver_args(const Profile& profile, const DriverSpec& d
     if (!in || !st) return Error::make(Errc::kMalformed, "driver '{}': no instance '{}'", driver.name, a.instance);
     std::uint32_t index = 0;
     if (in->count > 1) {
-      if (rec.racer < 0 || static_cast<std::uint32_t>(rec.racer) >= in->count)
-        return Error::make(Errc::kMalformed, "step {}: racer {} has no {}[{}] (count {})", rec.step, rec.racer,
-                           a.instance, rec.racer, in->count);
-      index = static_cast<std::uint32_t>(rec.racer);
+      if (rec.instance < 0)
+        return Error::make(Errc::kMalformed, "step {}: driver '{}' takes an element of '{}' (count {}), and its {} "
+                           "records are about no instance: give it a count = 1 instance or a number", rec.step,
+                           driver.name, a.instance, in->count, record_kind_name(rec.kind));
+      if (static_cast<std::uint32_t>(rec.instance) >= in->count)
+        return Error::make(Errc::kMalformed, "step {}: instance {} has no {}[{}] (count {})", rec.step, rec.instance,
+                           a.instance, rec.instance, in->count);
+      index = static_cast<std::uint32_t>(rec.instance);
     }
     args.push_back(Arg::u32(in->base + index * st->size));
   }
@@ -155,7 +159,7 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
   LOCKSTEP_TRY(auto machine, driver_machine(snapshot, profile, resolved, options.machine));
   const Labeler labels(profile);
 
-  // Compare records by (step, racer): the first one after its run record. Frame mode (a pass run on
+  // Compare records by (step, instance): the first one after its run record. Frame mode (a pass run on
   // FRAM record n, compared with FRAM record n + 1): by the pass number; the last pass of the log has
   // nothing after it to compare with and is not run.
   LOCKSTEP_TRY(std::vector<std::size_t> runs, driver_runs(profile, resolved, log));
@@ -164,11 +168,11 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
   std::map<std::int32_t, std::size_t> passes;
   for (std::size_t i = 0; i < log.records.size(); ++i) {
     const Record& r = log.records[i];
-    if (frame_mode && r.kind == RecordKind::kFrame) passes[r.racer] = i;
-    else if (r.kind == compare_kind) compares[{r.step, r.racer}].push_back(i);
+    if (frame_mode && r.kind == RecordKind::kFrame) passes[r.pass] = i;
+    else if (r.kind == compare_kind) compares[{r.step, r.instance}].push_back(i);
   }
   if (frame_mode) {
-    std::erase_if(runs, [&](std::size_t i) { return !passes.contains(log.records[i].racer + 1); });
+    std::erase_if(runs, [&](std::size_t i) { return !passes.contains(log.records[i].pass + 1); });
     if (runs.empty())
       return Error::make(Errc::kMalformed, "driver '{}' runs a pass from one FRAM record to the next, and the state log "
                          "has fewer than two", driver->name);
@@ -182,22 +186,22 @@ Result<StepCheckReport> check_steps(const Snapshot& snapshot, const StateLog& lo
     const Record& rec = log.records[idx];
     StepMismatch mm;
     mm.step = rec.step;
-    mm.racer = rec.racer;
+    mm.instance = rec.instance;
     ++report.total;
     if (options.progress) options.progress(report.total, runs.size());
     auto finish = [&](StepMismatch m) {
       if (report.mismatches.size() < options.max_reports) report.mismatches.push_back(std::move(m));
     };
 
-    mm.pass = frame_mode ? std::optional<std::int32_t>(rec.racer) : std::nullopt;
+    mm.pass = frame_mode ? std::optional<std::int32_t>(rec.pass) : std::nullopt;
     const Record* cmp = nullptr;
-    if (frame_mode) cmp = &log.records[passes.at(rec.racer + 1)];
-    else if (auto it = compares.find({rec.step, rec.racer}); it != compares.end())
+    if (frame_mode) cmp = &log.records[passes.at(rec.pass + 1)];
+    else if (auto it = compares.find({rec.step, rec.instance}); it != compares.end())
       for (std::size_t c : it->second)
         if (c > idx) { cmp = &log.records[c]; break; }
     if (!cmp) {
-      mm.problem = fmt::format("no {} record for step {} racer {} after its {} record", driver->compare, rec.step,
-                               rec.racer, driver->record);
+      mm.problem = fmt::format("no {} record for step {} instance {} after its {} record", driver->compare, rec.step,
+                               rec.instance, driver->record);
       finish(std::move(mm));
       continue;
     }
@@ -227,7 +231,7 @@ std::string format_step_report(const StepCheckReport& r) {
   out += "\n";
   for (const StepMismatch& m : r.mismatches) {
     if (m.pass) out += fmt::format("pass {} (from step {}): ", *m.pass, m.step);
-    else out += fmt::format("step {} racer {}: ", m.step, m.racer);
+    else out += fmt::format("step {} instance {}: ", m.step, m.instance);
     if (m.fault) {
       out += "FAULT\n" + format_fault(*m.fault);
       continue;

@@ -160,26 +160,31 @@ Status read_blocks(const std::vector<harness::RecordBlockSpec>& specs, HitEnviro
 /// A point's instance at a hit (-1 for a point without one): an error unless it is 0..2^31-1.
 Result<std::int64_t> instance_at(const RecordPointSpec& p, HitEnvironment& env) {
   if (!p.instance) return std::int64_t{-1};
-  LOCKSTEP_TRY(std::int64_t racer, p.instance->evaluate(env));
-  if (racer < 0 || racer > 0x7fffffff)
-    return Error::make(Errc::kMalformed, "instance \"{}\" gave {}", p.instance->text, racer);
-  return racer;
+  LOCKSTEP_TRY(std::int64_t instance, p.instance->evaluate(env));
+  if (instance < 0 || instance > 0x7fffffff)
+    return Error::make(Errc::kMalformed, "instance \"{}\" gave {}", p.instance->text, instance);
+  return instance;
 }
 
-/// A point's record at a hit: its racer (`racer` when the entry of a return point gave it), step and
+/// A point's record at a hit: its instance (`instance` when the entry of a return point gave it), step and
 /// every block read, or why it cannot be had (then nothing of it is written).
 Result<Record> take_record(const RecordPointSpec& p, harness::Tracer& tracer, const harness::TraceRegisters& regs,
-                           std::int64_t hits, std::optional<std::int64_t> racer) {
+                           std::int64_t hits, std::optional<std::int64_t> instance) {
   HitEnvironment env(tracer, regs);
   env.hits = hits;
   Record r;
   r.kind = kind_of(p.tag);
-  if (racer) {
-    env.racer = *racer;
+  if (instance) {
+    env.instance = *instance;
   } else {
-    LOCKSTEP_TRY(env.racer, instance_at(p, env));
+    LOCKSTEP_TRY(env.instance, instance_at(p, env));
   }
-  r.racer = static_cast<std::int32_t>(env.racer);
+  r.instance = static_cast<std::int32_t>(env.instance);
+  if (p.pass) {  // a FRAM point: its pass number (the profile's loader allows `pass` on FRAM points only)
+    LOCKSTEP_TRY(std::int64_t pass, p.pass->evaluate(env));
+    if (pass < 0 || pass > 0x7fffffff) return Error::make(Errc::kMalformed, "pass \"{}\" gave {}", p.pass->text, pass);
+    r.pass = static_cast<std::int32_t>(pass);
+  }
   LOCKSTEP_TRY(std::int64_t step, p.step.evaluate(env));
   if (step < 0 || step > 0xffffffffLL) return Error::make(Errc::kMalformed, "step \"{}\" gave {}", p.step.text, step);
   r.step = static_cast<std::uint32_t>(step);
@@ -233,10 +238,10 @@ class Session {
       const RecordPointSpec& p = profile_.record_points[i];
       auto armed = returns_.find({e.tid, i});
       if (armed != returns_.end() && armed->second.first == e.regs.ip) {
-        const std::int64_t racer = armed->second.second;
+        const std::int64_t instance = armed->second.second;
         returns_.erase(armed);
         LOCKSTEP_TRY_STATUS(tracer_.thread_breakpoint(e.tid, plan_.return_slot[i], 0));
-        LOCKSTEP_TRY(bool stop, record_point(i, e, racer));
+        LOCKSTEP_TRY(bool stop, record_point(i, e, instance));
         if (stop) return true;
         continue;
       }
@@ -250,21 +255,21 @@ class Session {
       // arguments as they are now (at the return they are gone).
       HitEnvironment env(tracer_, e.regs);
       auto ret = env.load(e.regs.sp, e.regs.is64 ? 8 : 4);
-      auto racer = instance_at(p, env);
-      if (!ret.ok() || !racer.ok()) {
+      auto instance = instance_at(p, env);
+      if (!ret.ok() || !instance.ok()) {
         ++report_.points[i].hits;
-        note_skip(i, !ret.ok() ? fmt::format("return address at 0x{:x} unreadable", e.regs.sp) : racer.error().message);
+        note_skip(i, !ret.ok() ? fmt::format("return address at 0x{:x} unreadable", e.regs.sp) : instance.error().message);
         continue;
       }
       LOCKSTEP_TRY_STATUS(tracer_.thread_breakpoint(e.tid, plan_.return_slot[i], *ret));
-      returns_[{e.tid, i}] = {*ret, *racer};
+      returns_[{e.tid, i}] = {*ret, *instance};
     }
     return false;
   }
 
-  Result<bool> record_point(std::size_t i, const harness::TraceEvent& e, std::optional<std::int64_t> racer = {}) {
+  Result<bool> record_point(std::size_t i, const harness::TraceEvent& e, std::optional<std::int64_t> instance = {}) {
     PointCount& c = report_.points[i];
-    auto r = take_record(profile_.record_points[i], tracer_, e.regs, static_cast<std::int64_t>(c.hits++), racer);
+    auto r = take_record(profile_.record_points[i], tracer_, e.regs, static_cast<std::int64_t>(c.hits++), instance);
     if (!r.ok()) {
       note_skip(i, r.error().message);
       return false;

@@ -116,7 +116,8 @@ Result<RecordLog> RecordLog::open(const std::filesystem::path& path, const std::
   f.dropping_ = drop_first_step;
   f.fd_ = ::open(f.temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (f.fd_ < 0) return Error::make(Errc::kIo, "cannot create {}: {}", f.temp_, std::strerror(errno));
-  StateLogHeader h;
+  StateLogHeader h;  // the current version: a FRAM record's pass in its own field
+  h.version = kStateLogVersion;
   h.producer = producer.substr(0, 16);
   f.buffer_ = encode_state_log_header(h);
   f.writer_ = std::make_unique<LogWriter>(f.fd_, f.temp_);
@@ -184,7 +185,7 @@ Status RecordLog::write_held() {
   for (const Record& r : held_) {
     if (!first_step_) first_step_ = r.step;
     last_step_ = r.step;
-    append_encoded_record(r, buffer_);
+    append_encoded_record(r, kStateLogVersion, buffer_);
     ++records_;
   }
   held_.clear();
@@ -200,12 +201,12 @@ Status RecordLog::flush() {
 }
 
 Status RecordLog::commit() {
-  // The last step is written when every racer in it that has a CTRL record has its PHYS record
-  // too (the game ended between steps); else it was cut inside a racer's turn and is left out.
+  // The last step is written when every instance in it that has a CTRL record has its PHYS record
+  // too (the game ended between steps); else it was cut inside an instance's turn and is left out.
   std::map<std::int32_t, int> open_turns;
   for (const Record& r : held_)
-    if (r.kind == RecordKind::kCtrl) ++open_turns[r.racer];
-    else if (r.kind == RecordKind::kPhys && open_turns[r.racer] > 0) --open_turns[r.racer];
+    if (r.kind == RecordKind::kCtrl) ++open_turns[r.instance];
+    else if (r.kind == RecordKind::kPhys && open_turns[r.instance] > 0) --open_turns[r.instance];
   const bool whole = std::all_of(open_turns.begin(), open_turns.end(), [](const auto& t) { return t.second == 0; });
   if (whole && !held_.empty()) LOCKSTEP_TRY_STATUS(write_held());
   dropped_ += held_.size();

@@ -51,7 +51,7 @@ class RecordLog {
     if (awaiting_step_ && r.kind != RecordKind::kStep) return false;
     return !dropping_ || (!held_.empty() && r.step > held_.back().step);
   }
-  /// Writes the last step if no racer's turn in it is cut (a CTRL record without its PHYS), else
+  /// Writes the last step if no instance's turn in it is cut (a CTRL record without its PHYS), else
   /// leaves it out; flushes, syncs and renames over the target.
   Status commit();
 

@@ -45,7 +45,7 @@ Result<Rerun> rerun_case(harness::Machine& machine, const cases::Case& c, std::s
   LOCKSTEP_TRY(harness::CallOutcome outcome, machine.call_from(c.function, c.in, c.returns));
 
   Rerun r;
-  RunOrigin origin{c.origin.snapshot_sha256, c.origin.record, c.origin.record_index, c.origin.step, c.origin.racer};
+  RunOrigin origin{c.origin.snapshot_sha256, c.origin.record, c.origin.record_index, c.origin.step, c.origin.instance};
   r.as_case = to_case(outcome.record, nullptr, origin);
   r.as_case.id = c.id;
   r.as_case.name = c.name;

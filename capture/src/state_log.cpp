@@ -45,8 +45,9 @@ Result<StateLogHeader> parse_header(std::span<const std::uint8_t> head, std::str
     return Error::make(Errc::kBadMagic, "{}: not a lockstep state log (the first 8 bytes are not \"LKSTLOG\\n\")", what);
   StateLogHeader h;
   LOCKSTEP_TRY(h.version, r.u32("version"));
-  if (h.version != kStateLogVersion)
-    return Error::make(Errc::kBadVersion, "{}: state log version {} (this build reads version {})", what, h.version,
+  if (h.version < kStateLogOldestVersion || h.version > kStateLogVersion)
+    return Error::make(Errc::kBadVersion, "{}: state log version {} (this build reads versions {} to {}: a newer "
+                       "lockstep reads it, or write the log with this one)", what, h.version, kStateLogOldestVersion,
                        kStateLogVersion);
   LOCKSTEP_TRY(*header_size, r.u32("header size"));
   if (*header_size < kStateLogHeaderSize || *header_size > kMaxHeaderSize)
@@ -65,35 +66,59 @@ Result<StateLogHeader> parse_header(std::span<const std::uint8_t> head, std::str
 struct RecordHead {
   RecordKind kind;
   std::uint32_t step;
-  std::int32_t racer;
+  std::int32_t instance;
+  std::int32_t pass;
   std::uint32_t blocks;
   std::uint32_t payload;
 };
 
-Result<RecordHead> parse_record_head(std::span<const std::uint8_t> head, std::string_view what, std::uint64_t at,
-                                     const StateLogLimits& limits) {
+// The instance and pass fields as the kind allows them: a CTRL or PHYS record is about an instance
+// (0..max_instance) and has no pass; a FRAM record is about a pass (0..) and has no instance; a STEP
+// record has neither. "None" is -1.
+Status check_instance_and_pass(const RecordHead& h, std::string_view what, std::uint64_t at,
+                               const StateLogLimits& limits) {
+  const char* name = record_kind_name(h.kind);
+  const bool car_record = h.kind == RecordKind::kCtrl || h.kind == RecordKind::kPhys;
+  if (car_record && (h.instance < 0 || h.instance > limits.max_instance))
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {}) has instance {}, outside 0..{}", what,
+                       name, at, h.step, h.instance, limits.max_instance);
+  if (!car_record && h.instance != -1)
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {}) has instance {}, not -1 (it is about "
+                       "no instance)", what, name, at, h.step, h.instance);
+  if (h.kind == RecordKind::kFrame && h.pass < 0)
+    return Error::make(Errc::kMalformed, "{}: FRAM record at offset 0x{:x} (step {}) has pass number {}, below 0", what,
+                       at, h.step, h.pass);
+  if (h.kind != RecordKind::kFrame && h.pass != -1)
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {}) has pass number {}, not -1 (only a "
+                       "FRAM record ends a pass)", what, name, at, h.step, h.pass);
+  return {};
+}
+
+// A record header in `version`'s layout. Version 1 has no pass field: its FRAM records carry the
+// pass number in the instance field, which is where it is taken from.
+Result<RecordHead> parse_record_head(std::span<const std::uint8_t> head, std::uint32_t version, std::string_view what,
+                                     std::uint64_t at, const StateLogLimits& limits) {
   ByteReader r(head, std::string(what));
   LOCKSTEP_TRY(std::uint32_t tag, r.u32("record tag"));
   auto kind = kind_of(tag);
   if (!kind)
     return Error::make(Errc::kMalformed, "{}: record at offset 0x{:x}: unknown tag '{}' (STEP, CTRL, PHYS or FRAM)", what, at,
                        printable_tag(tag));
-  RecordHead h{*kind, 0, 0, 0, 0};
+  RecordHead h{*kind, 0, -1, -1, 0, 0};
   LOCKSTEP_TRY(h.step, r.u32("step"));
-  LOCKSTEP_TRY(std::uint32_t racer, r.u32("racer"));
-  h.racer = static_cast<std::int32_t>(racer);
+  LOCKSTEP_TRY(std::uint32_t instance, r.u32("instance"));
+  h.instance = static_cast<std::int32_t>(instance);
+  if (version >= 2) {
+    LOCKSTEP_TRY(std::uint32_t pass, r.u32("pass"));
+    h.pass = static_cast<std::int32_t>(pass);
+  } else if (h.kind == RecordKind::kFrame) {
+    h.pass = h.instance;
+    h.instance = -1;
+  }
   LOCKSTEP_TRY(h.blocks, r.u32("block count"));
   LOCKSTEP_TRY(h.payload, r.u32("payload size"));
   const char* name = record_kind_name(h.kind);
-  if (h.kind == RecordKind::kStep && h.racer != -1)
-    return Error::make(Errc::kMalformed, "{}: STEP record at offset 0x{:x} (step {}) has racer {}, not -1", what, at,
-                       h.step, h.racer);
-  if (h.kind == RecordKind::kFrame && h.racer < 0)
-    return Error::make(Errc::kMalformed, "{}: FRAM record at offset 0x{:x} (step {}) has pass number {}, below 0", what,
-                       at, h.step, h.racer);
-  if ((h.kind == RecordKind::kCtrl || h.kind == RecordKind::kPhys) && (h.racer < 0 || h.racer > limits.max_racer))
-    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {}) has racer {}, outside 0..{}", what,
-                       name, at, h.step, h.racer, limits.max_racer);
+  LOCKSTEP_TRY_STATUS(check_instance_and_pass(h, what, at, limits));
   if (h.blocks > limits.max_blocks_per_record)
     return Error::make(Errc::kLimit, "{}: {} record at offset 0x{:x} has {} blocks, past the limit of {}", what, name,
                        at, h.blocks, limits.max_blocks_per_record);
@@ -119,7 +144,8 @@ Result<Record> parse_record_body(const RecordHead& h, std::span<const std::uint8
   Record rec;
   rec.kind = h.kind;
   rec.step = h.step;
-  rec.racer = h.racer;
+  rec.instance = h.instance;
+  rec.pass = h.pass;
   rec.blocks.reserve(h.blocks);
   ByteReader r(payload, std::string(what));
   for (std::uint32_t i = 0; i < h.blocks; ++i) {
@@ -151,11 +177,16 @@ Result<Record> parse_record_body(const RecordHead& h, std::span<const std::uint8
   return rec;
 }
 
-void put_record(ByteWriter& w, const Record& rec) {
+void put_record(ByteWriter& w, const Record& rec, std::uint32_t version) {
   ByteWriter body;
   body.u32(tag_of(rec.kind));
   body.u32(rec.step);
-  body.u32(static_cast<std::uint32_t>(rec.racer));
+  if (version >= 2) {
+    body.u32(static_cast<std::uint32_t>(rec.instance));
+    body.u32(static_cast<std::uint32_t>(rec.pass));
+  } else {  // version 1: a FRAM record's pass number in the instance field
+    body.u32(static_cast<std::uint32_t>(rec.kind == RecordKind::kFrame ? rec.pass : rec.instance));
+  }
   body.u32(static_cast<std::uint32_t>(rec.blocks.size()));
   std::uint64_t payload = 0;
   for (const Block& b : rec.blocks) payload += 8 + b.bytes.size();
@@ -171,7 +202,16 @@ void put_record(ByteWriter& w, const Record& rec) {
   w.u32(crc);
 }
 
+// Where a record is, for messages: "step 3 instance 2", "step 3 pass 1", "step 3".
+std::string record_place(const Record& r) {
+  if (r.kind == RecordKind::kCtrl || r.kind == RecordKind::kPhys) return fmt::format("step {} instance {}", r.step, r.instance);
+  if (r.kind == RecordKind::kFrame) return fmt::format("step {} pass {}", r.step, r.pass);
+  return fmt::format("step {}", r.step);
+}
+
 }  // namespace
+
+std::uint32_t state_log_record_header_size(std::uint32_t version) noexcept { return version >= 2 ? 24 : 20; }
 
 const char* record_kind_name(RecordKind k) noexcept {
   switch (k) {
@@ -192,30 +232,30 @@ const Block* Record::find(GuestAddr address, std::uint32_t size) const noexcept 
 Result<std::span<const std::uint8_t>> Record::bytes_at(GuestAddr address, std::uint32_t n) const {
   const Block* b = find(address, n);
   if (!b)
-    return Error::make(Errc::kNotFound, "{} record of step {} (racer {}): no block holds 0x{:x}..0x{:x}",
-                       record_kind_name(kind), step, racer, address, std::uint64_t{address} + n);
+    return Error::make(Errc::kNotFound, "{} record of {}: no block holds 0x{:x}..0x{:x}", record_kind_name(kind),
+                       record_place(*this), address, std::uint64_t{address} + n);
   return std::span<const std::uint8_t>(b->bytes).subspan(address - b->address, n);
 }
 
 Status RecordOrder::close_step(std::string_view what) {
-  for (const auto& [racer, state] : racers_)
+  for (const auto& [instance, state] : instances_)
     if (!state.second)
-      return Error::make(Errc::kMalformed, "{}: CTRL record at offset 0x{:x} (step {} racer {}) has no PHYS record "
-                         "before the step ends", what, state.first, step_, racer);
-  racers_.clear();
-  step_record_ = racer_record_ = false;
+      return Error::make(Errc::kMalformed, "{}: CTRL record at offset 0x{:x} (step {} instance {}) has no PHYS record "
+                         "before the step ends", what, state.first, step_, instance);
+  instances_.clear();
+  step_record_ = instance_record_ = false;
   return {};
 }
 
 Status RecordOrder::add(const Record& r, std::string_view what, std::uint64_t offset) {
   auto bad = [&](std::string_view why) {
-    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} (step {} racer {}): {}", what,
-                       record_kind_name(r.kind), offset, r.step, r.racer, why);
+    return Error::make(Errc::kMalformed, "{}: {} record at offset 0x{:x} ({}): {}", what, record_kind_name(r.kind),
+                       offset, record_place(r), why);
   };
   if (r.kind == RecordKind::kFrame) {
     // The end of a pass: the step before it is over, and the steps it ran are counted.
-    if (last_pass_ && r.racer != *last_pass_ + 1)
-      return bad(fmt::format("pass {} after pass {}; passes are consecutive", r.racer, *last_pass_));
+    if (last_pass_ && r.pass != *last_pass_ + 1)
+      return bad(fmt::format("pass {} after pass {}; passes are consecutive", r.pass, *last_pass_));
     if (after_frame_ && r.step < frame_step_)
       return bad(fmt::format("counts {} steps after a pass that counted {}; steps never go back", r.step, frame_step_));
     if (started_ && !after_frame_ && r.step <= step_)
@@ -224,7 +264,7 @@ Status RecordOrder::add(const Record& r, std::string_view what, std::uint64_t of
     started_ = false;
     after_frame_ = true;
     frame_step_ = r.step;
-    last_pass_ = r.racer;
+    last_pass_ = r.pass;
     return {};
   }
   if (after_frame_ && r.step < frame_step_)
@@ -239,20 +279,20 @@ Status RecordOrder::add(const Record& r, std::string_view what, std::uint64_t of
   switch (r.kind) {
     case RecordKind::kStep:
       if (step_record_) return bad("a second STEP record for the step");
-      if (racer_record_) return bad("the STEP record must come before the step's CTRL and PHYS records");
+      if (instance_record_) return bad("the STEP record must come before the step's CTRL and PHYS records");
       step_record_ = true;
       break;
     case RecordKind::kCtrl: {
-      racer_record_ = true;
-      auto [it, fresh] = racers_.try_emplace(r.racer, offset, false);
-      if (!fresh) return bad(fmt::format("a second CTRL record for this racer (the first at offset 0x{:x})", it->second.first));
+      instance_record_ = true;
+      auto [it, fresh] = instances_.try_emplace(r.instance, offset, false);
+      if (!fresh) return bad(fmt::format("a second CTRL record for this instance (the first at offset 0x{:x})", it->second.first));
       break;
     }
     case RecordKind::kPhys: {
-      racer_record_ = true;
-      auto it = racers_.find(r.racer);
-      if (it == racers_.end()) return bad("no CTRL record of this racer before it in the step");
-      if (it->second.second) return bad("a second PHYS record for this racer");
+      instance_record_ = true;
+      auto it = instances_.find(r.instance);
+      if (it == instances_.end()) return bad("no CTRL record of this instance before it in the step");
+      if (it->second.second) return bad("a second PHYS record for this instance");
       it->second.second = true;
       break;
     }
@@ -277,16 +317,17 @@ Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::stri
   if (header_size > bytes.size())
     return Error::make(Errc::kTruncated, "{}: the header claims {} bytes, the file has {}", what, header_size, bytes.size());
   std::uint64_t at = header_size;
+  const std::uint32_t head_size = state_log_record_header_size(log.header.version);
   RecordOrder order;
   while (at < bytes.size()) {
     if (log.records.size() >= limits.max_records)
       return Error::make(Errc::kLimit, "{}: more than {} records", what, limits.max_records);
-    if (bytes.size() - at < kStateLogRecordHeaderSize)
+    if (bytes.size() - at < head_size)
       return Error::make(Errc::kTruncated, "{}: record at offset 0x{:x}: {} bytes left, a record header needs {}", what,
-                         at, bytes.size() - at, kStateLogRecordHeaderSize);
-    auto head = bytes.subspan(at, kStateLogRecordHeaderSize);
-    LOCKSTEP_TRY(RecordHead h, parse_record_head(head, what, at, limits));
-    const std::uint64_t body_at = at + kStateLogRecordHeaderSize;
+                         at, bytes.size() - at, head_size);
+    auto head = bytes.subspan(at, head_size);
+    LOCKSTEP_TRY(RecordHead h, parse_record_head(head, log.header.version, what, at, limits));
+    const std::uint64_t body_at = at + head_size;
     if (bytes.size() - body_at < std::uint64_t{h.payload} + 4)
       return Error::make(Errc::kTruncated, "{}: {} record at offset 0x{:x} (step {}): {} payload bytes and a CRC announced, "
                          "{} left", what, record_kind_name(h.kind), at, h.step, h.payload, bytes.size() - body_at);
@@ -315,9 +356,9 @@ std::vector<std::uint8_t> encode_state_log_header(const StateLogHeader& header) 
   return encode_state_log(empty);
 }
 
-void append_encoded_record(const Record& rec, std::vector<std::uint8_t>& out) {
+void append_encoded_record(const Record& rec, std::uint32_t version, std::vector<std::uint8_t>& out) {
   ByteWriter w;
-  put_record(w, rec);
+  put_record(w, rec, version);
   out.insert(out.end(), w.out().begin(), w.out().end());
 }
 
@@ -329,7 +370,7 @@ std::vector<std::uint8_t> encode_state_log(const StateLog& log) {
   std::array<std::uint8_t, kProducerBytes> producer{};
   std::memcpy(producer.data(), log.header.producer.data(), std::min(log.header.producer.size(), kProducerBytes));
   w.bytes(producer);
-  for (const Record& rec : log.records) put_record(w, rec);
+  for (const Record& rec : log.records) put_record(w, rec, log.header.version);
   const std::string& s = w.out();
   return std::vector<std::uint8_t>(s.begin(), s.end());
 }
@@ -358,8 +399,8 @@ Result<StateLogReader> StateLogReader::open(const std::filesystem::path& path, c
 }
 
 Result<std::optional<Record>> StateLogReader::next() {
-  std::array<std::uint8_t, kStateLogRecordHeaderSize> head{};
-  in_.read(reinterpret_cast<char*>(head.data()), head.size());
+  std::vector<std::uint8_t> head(state_log_record_header_size(header_.version));
+  in_.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
   const auto got = static_cast<std::size_t>(in_.gcount());
   if (got == 0) {
     LOCKSTEP_TRY_STATUS(order_.finish(what_));
@@ -367,9 +408,9 @@ Result<std::optional<Record>> StateLogReader::next() {
   }
   if (got < head.size())
     return Error::make(Errc::kTruncated, "{}: record at offset 0x{:x}: {} bytes left, a record header needs {}", what_,
-                       offset_, got, kStateLogRecordHeaderSize);
+                       offset_, got, head.size());
   if (records_ >= limits_.max_records) return Error::make(Errc::kLimit, "{}: more than {} records", what_, limits_.max_records);
-  LOCKSTEP_TRY(RecordHead h, parse_record_head(head, what_, offset_, limits_));
+  LOCKSTEP_TRY(RecordHead h, parse_record_head(head, header_.version, what_, offset_, limits_));
   std::vector<std::uint8_t> payload(std::size_t{h.payload} + 4);  // bounded by max_record_bytes
   in_.read(reinterpret_cast<char*>(payload.data()), static_cast<std::streamsize>(payload.size()));
   if (static_cast<std::size_t>(in_.gcount()) < payload.size())
@@ -380,7 +421,7 @@ Result<std::optional<Record>> StateLogReader::next() {
   LOCKSTEP_TRY(Record rec,
                parse_record_body(h, head, std::span(payload).first(h.payload), crc, what_, offset_, limits_));
   LOCKSTEP_TRY_STATUS(order_.add(rec, what_, offset_));
-  offset_ += kStateLogRecordHeaderSize + h.payload + 4;
+  offset_ += head.size() + h.payload + 4;
   ++records_;
   return std::optional<Record>(std::move(rec));
 }

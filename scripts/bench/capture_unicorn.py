@@ -40,7 +40,7 @@ harness/docs/snapshot-format.md, capture/docs/state-log.md):
   decides whether it records (--max per function per run), its return address is read from the stack;
   it returns when its return address starts a block with esp above its entry esp; calls still open
   when the run ends close there. Complete recording calls become cases (registers in/out, inputs,
-  writes, frame-write count, origin: record index, step, racer, call index).
+  writes, frame-write count, origin: record index, step, instance, call index).
 - By default the machine's own top-level frame is recorded too, as the C++ Machine does for every call
   (its CallOutcome record, which capture does not use): --no-top-frame leaves that work out.
 
@@ -62,9 +62,13 @@ import sys
 import time
 import tomllib
 import zlib
+from pathlib import Path
 
 import unicorn
 from unicorn import x86_const as X
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
+import state_log  # noqa: E402  (scripts/lib: the state log reader the scripts share)
 
 PAGE = 0x1000
 PAGE_COUNT = 1 << 20
@@ -152,37 +156,13 @@ def load_snapshot(path):
 
 
 def load_state_log(path, kind):
-    """The records of one kind, in log order: [(step, racer, [(address, bytes)])] (state-log.md)."""
-    data = open(path, "rb").read()
-    if len(data) < 32 or data[:8] != b"LKSTLOG\n":
-        raise BadInput(f"{path}: not a state log (magic)")
-    version, header_size = struct.unpack_from("<II", data, 8)
-    if version != 1 or not 32 <= header_size <= 4096:
-        raise BadInput(f"{path}: version {version}, header size {header_size}")
-    pos = header_size
-    out = []
-    want = kind.encode()
-    while pos < len(data):
-        if pos + 20 > len(data):
-            raise BadInput(f"{path}: record header cut short at offset {pos}")
-        tag, step, racer, count, payload = struct.unpack_from("<4sIiII", data, pos)
-        end = pos + 20 + payload
-        if end + 4 > len(data):
-            raise BadInput(f"{path}: record at offset {pos} cut short")
-        if zlib.crc32(data[pos:end]) != struct.unpack_from("<I", data, end)[0]:
-            raise BadInput(f"{path}: record at offset {pos}: CRC-32 differs")
-        if tag == want:
-            blocks = []
-            p = pos + 20
-            for _ in range(count):
-                addr, size = struct.unpack_from("<II", data, p)
-                blocks.append((addr, data[p + 8:p + 8 + size]))
-                p += 8 + size
-            if p != end:
-                raise BadInput(f"{path}: record at offset {pos}: blocks do not fill the payload")
-            out.append((step, racer, blocks))
-        pos = end + 4
-    return out
+    """The records of one kind, in log order: [(step, instance, pass, [(address, bytes)])] (state-log.md,
+    versions 1 and 2: scripts/lib/state_log.py)."""
+    try:
+        records = state_log.read_records(path)
+    except state_log.BadLog as e:
+        raise BadInput(str(e)) from e
+    return [(step, instance, pass_, blocks) for tag, step, instance, pass_, blocks in records if tag == kind]
 
 
 class Profile:
@@ -221,14 +201,14 @@ class Profile:
                 return d
         raise BadInput(f"the profile has no [[driver]] {name or 'on CTRL records'}")
 
-    def driver_args(self, driver, racer):
+    def driver_args(self, driver, instance):
         words = []
         for a in driver.get("args", []):
             if isinstance(a, int):
                 words.append(a)
                 continue
             inst = self.instances[a]
-            index = racer if inst.get("count", 1) > 1 else 0
+            index = instance if inst.get("count", 1) > 1 else 0
             words.append(inst["base"] + index * self.structs[inst["struct"]]["size"])
         return words
 
@@ -723,8 +703,8 @@ class Collector:
         self.cases = {fn: [] for fn in functions}
         self.incomplete = 0
 
-    def begin_run(self, record_index, step, racer):
-        self.origin = (record_index, step, racer)
+    def begin_run(self, record_index, step, instance):
+        self.origin = (record_index, step, instance)
         self.taken = {}
         self.calls = {}
 
@@ -782,8 +762,8 @@ def digest(collector, profile):
         h = hashlib.sha256()
         n_in = n_w = 0
         cases = collector.cases[fn]
-        for cid, (record_index, step, racer), call_index, rin, rout, inputs, writes, frame_writes in cases:
-            h.update((f"{fn:08x} {cid} {record_index} {step} {racer} {call_index} | {regs_text(rin)} | "
+        for cid, (record_index, step, instance), call_index, rin, rout, inputs, writes, frame_writes in cases:
+            h.update((f"{fn:08x} {cid} {record_index} {step} {instance} {call_index} | {regs_text(rin)} | "
                       f"{regs_text(rout)} | i {runs_text(inputs)} | w {runs_text(writes)} | f {frame_writes}\n").encode())
             n_in += len(inputs)
             n_w += len(writes)
@@ -843,18 +823,18 @@ def main():
     machine.observer = collector
 
     runs = faulted = 0
-    for index, (step, racer, blocks) in enumerate(records):
+    for index, (step, instance, _pass, blocks) in enumerate(records):
         if index % a.every:
             continue
         runs += 1
-        collector.begin_run(index, step, max(racer, 0))
+        collector.begin_run(index, step, max(instance, 0))
         machine.reset()
         for addr, data in blocks:
             machine.host_write(addr, data)
-        fault = machine.call(function, profile.driver_args(driver, racer))
+        fault = machine.call(function, profile.driver_args(driver, instance))
         if fault:
             faulted += 1
-            print(f"capture_unicorn: step {step} racer {racer}: {fault}", file=sys.stderr)
+            print(f"capture_unicorn: step {step} instance {instance}: {fault}", file=sys.stderr)
     t2 = time.perf_counter()
 
     cases = sum(len(c) for c in collector.cases.values())

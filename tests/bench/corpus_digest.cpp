@@ -88,7 +88,7 @@ void print_digest(const std::vector<cases::CaseFile>& files) {
     for (const cases::Case& c : f.cases) {
       const std::string line =
           fmt::format("{:08x} {} {} {} {} {} | {} | {} | i {} | w {} | f {}\n", c.function, c.id, c.origin.record_index,
-                      c.origin.step, c.origin.racer, c.origin.call_index, regs_text(c.in), regs_text(c.out),
+                      c.origin.step, c.origin.instance, c.origin.call_index, regs_text(c.in), regs_text(c.out),
                       runs_text(c.inputs), runs_text(c.writes), c.frame_bytes_written);
       h.update(as_bytes(line));
       inputs += c.inputs.byte_count();

@@ -238,13 +238,13 @@ int standin_bench(const char* snapshot_path, const char* log_path, const char* p
       for (const capture::Block& b : r->blocks) (void)m.write(b.address, b.bytes);
       CallSpec spec;
       spec.function = d->function;
-      spec.args = {Arg::u32(cars->base + static_cast<GuestAddr>(r->racer) * car->size),
-                   Arg::u32(drivers->base + static_cast<GuestAddr>(r->racer) * drv->size)};
+      spec.args = {Arg::u32(cars->base + static_cast<GuestAddr>(r->instance) * car->size),
+                   Arg::u32(drivers->base + static_cast<GuestAddr>(r->instance) * drv->size)};
       const double t0 = cpu_seconds();
       auto o = m.call(spec);
       seconds += cpu_seconds() - t0;
       if (!o.ok() || !o->returned()) {
-        std::fprintf(stderr, "step %u racer %d faulted\n", r->step, r->racer);
+        std::fprintf(stderr, "step %u racer %d faulted\n", r->step, r->instance);
         std::exit(3);
       }
       if (instructions) *instructions += o->instructions;

@@ -103,9 +103,9 @@ std::optional<Recording> record(int passes, const std::filesystem::path& scratch
       step_record = std::move(r);
     } else if (r.kind == RecordKind::kCtrl && step_record) {
       const auto index = static_cast<std::size_t>(static_cast<std::int32_t>(r.step) - rec.first_step) * kRacers +
-                         static_cast<std::size_t>(r.racer);
+                         static_cast<std::size_t>(r.instance);
       if (rec.outputs.size() <= index) rec.outputs.resize(index + 1);
-      const auto racer = static_cast<std::uint32_t>(r.racer);
+      const auto racer = static_cast<std::uint32_t>(r.instance);
       standin_test::add_changed_bytes(*step_record, r, pod::addr::kDrivers + racer * pod::addr::kDriverSize,
                                       pod::addr::kDriverSize, rec.outputs[index]);
       standin_test::add_changed_bytes(*step_record, r, pod::addr::kRaceCars + racer * pod::addr::kRaceCarSize + 0x4ec, 4,

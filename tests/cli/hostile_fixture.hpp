@@ -132,12 +132,12 @@ struct HostileFiles {
     write_text(calls, "[[call]]\nfunction = \"demo::bump\"\nargs = [\"rec[1]\", 2]\n");
     write_text(calls2, "[[call]]\nfunction = \"demo::bump\"\nargs = [\"rec[2]\", 3]\nrepeat = 2\n");
     write_text(faulting_calls, "[[call]]\nfunction = \"demo::bump\"\nargs = [\"rec[1]\", 0]\n");
-    // One car step of racer 0: rec[0]->counter 5 before (CTRL), 6 after (PHYS), as the driver's by = 1 makes it.
+    // One car step of instance 0: rec[0]->counter 5 before (CTRL), 6 after (PHYS), as the driver's by = 1 makes it.
     capture::StateLog log;
     log.header.producer = "hostile-test";
-    log.records.push_back({capture::RecordKind::kStep, 0, -1, {}});
-    log.records.push_back({capture::RecordKind::kCtrl, 0, 0, {{0x600104, {5, 0, 0, 0}}}});
-    log.records.push_back({capture::RecordKind::kPhys, 0, 0, {{0x600104, {6, 0, 0, 0}}}});
+    log.records.push_back({capture::RecordKind::kStep, 0, -1, -1, {}});
+    log.records.push_back({capture::RecordKind::kCtrl, 0, 0, -1, {{0x600104, {5, 0, 0, 0}}}});
+    log.records.push_back({capture::RecordKind::kPhys, 0, 0, -1, {{0x600104, {6, 0, 0, 0}}}});
     const auto bytes = capture::encode_state_log(log);
     EXPECT_TRUE(write_file_atomic(steplog, bytes).ok());
     Ran c = run_cli({"capture", snapshot.string(), "--calls", calls.string(), "--profile", profile.string(), "-o",

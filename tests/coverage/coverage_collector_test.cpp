@@ -653,14 +653,14 @@ TEST(CoverageOverRuns, CountsNestedCallsOverEveryDriverRun) {
     capture::Record r;
     r.kind = capture::RecordKind::kCtrl;
     r.step = step;
-    r.racer = racer;
+    r.instance = racer;
     r.blocks.push_back({kSpeed + 0x40 * static_cast<std::uint32_t>(racer), le32(static_cast<std::uint32_t>(speed))});
     return r;
   };
   log.records = {ctrl(0, 0, 1), ctrl(1, 0, 7), ctrl(0, 1, 300)};
   capture::Record phys;  // a record of another kind: not a run
   phys.kind = capture::RecordKind::kPhys;
-  phys.racer = 0;
+  phys.instance = 0;
   log.records.push_back(phys);
 
   capture::CoverageOptions opt;

@@ -139,7 +139,7 @@ TEST(CheckSteps, ACorruptedFrameByteIsReportedAtItsFieldAndPass) {
   StateLog log = r.log;
   bool done = false;
   for (Record& rec : log.records)
-    if (rec.kind == RecordKind::kFrame && rec.racer == 41)
+    if (rec.kind == RecordKind::kFrame && rec.pass == 41)
       for (Block& b : rec.blocks)
         if (clock >= b.address && clock < b.end()) {
           b.bytes[clock - b.address] ^= 0x01;
@@ -165,7 +165,7 @@ TEST(CheckSteps, ACorruptedFrameByteIsReportedAtItsFieldAndPass) {
 /// The first CTRL record of racer `racer` at or after step `from`.
 std::size_t ctrl_index(const StateLog& log, std::uint32_t from, std::int32_t racer) {
   for (std::size_t i = 0; i < log.records.size(); ++i)
-    if (log.records[i].kind == RecordKind::kCtrl && log.records[i].step >= from && log.records[i].racer == racer) return i;
+    if (log.records[i].kind == RecordKind::kCtrl && log.records[i].step >= from && log.records[i].instance == racer) return i;
   return log.records.size();
 }
 
@@ -221,7 +221,7 @@ TEST(CheckSteps, ACorruptedCtrlByteIsReportedAtItsField) {
   ASSERT_EQ(report->mismatches.size(), 1u);
   const StepMismatch& mm = report->mismatches[0];
   EXPECT_EQ(mm.step, ctrl.step);
-  EXPECT_EQ(mm.racer, racer);
+  EXPECT_EQ(mm.instance, racer);
   EXPECT_EQ(mm.bytes_differing, 1u);
   ASSERT_EQ(mm.fields.size(), 1u);
   EXPECT_EQ(mm.fields[0].name, labels.field(victim).text());
@@ -287,12 +287,12 @@ TEST(NestedCapture, EveryCallOfAWatchedFunctionInsideTheCarStep) {
     for (const Block& b : rec.blocks) ASSERT_TRUE((*m)->write(b.address, b.bytes).ok());
     CallSpec spec;
     spec.function = d->function;
-    const GuestAddr car = cars + static_cast<GuestAddr>(rec.racer) * 0x558;
-    spec.args = {Arg::u32(car), Arg::u32(drivers + static_cast<GuestAddr>(rec.racer) * 0xb0)};
+    const GuestAddr car = cars + static_cast<GuestAddr>(rec.instance) * 0x558;
+    spec.args = {Arg::u32(car), Arg::u32(drivers + static_cast<GuestAddr>(rec.instance) * 0xb0)};
     const std::size_t before = keep.calls.size();
     auto out = (*m)->call(spec);
     ASSERT_TRUE(out.ok() && out->returned());
-    ASSERT_GT(keep.calls.size(), before) << "step " << rec.step << " racer " << rec.racer;
+    ASSERT_GT(keep.calls.size(), before) << "step " << rec.step << " racer " << rec.instance;
     for (std::size_t i = before; i < keep.calls.size(); ++i) {
       const CallRecord& c = keep.calls[i];
       EXPECT_TRUE(c.complete);
@@ -367,7 +367,7 @@ TEST(CheckSteps, ExitCodesAgreeWithCapture) {
   // A racer the profile has no car for (its CTRL and PHYS records both say 99).
   std::vector<Record> racer99 = first_step;
   for (Record& rec : racer99)
-    if (rec.kind != RecordKind::kStep && rec.racer == first_step[1].racer) rec.racer = 99;
+    if (rec.kind != RecordKind::kStep && rec.instance == first_step[1].instance) rec.instance = 99;
   EXPECT_EQ(both(write_log("racer99.log", racer99), {}), std::pair(2, 2));
 
   // A CTRL record twice: refused, not run twice.

@@ -296,7 +296,7 @@ at = "step::step"
 point = "return"
 instance = "index(eax, car)"
 step = "i32(0x621b70+0xc) * 2 - 1"
-blocks = ["car[racer]", "round_constant", "0x4f3310:4", { each = "2", at = "0x500000 + i * 0x10", size = "8" }]
+blocks = ["car[instance]", "round_constant", "0x4f3310:4", { each = "2", at = "0x500000 + i * 0x10", size = "8" }]
 )toml"),
                          "t.toml");
   ASSERT_TRUE(p.ok()) << p.error().message;
@@ -308,7 +308,7 @@ blocks = ["car[racer]", "round_constant", "0x4f3310:4", { each = "2", at = "0x50
   auto racer = r.instance->evaluate(hit);
   ASSERT_TRUE(racer.ok()) << racer.error().message;
   EXPECT_EQ(*racer, 3);  // (eax - 0x630838) / 0x558
-  hit.racer = *racer;
+  hit.instance = *racer;
   auto step = r.step.evaluate(hit);
   ASSERT_TRUE(step.ok());
   EXPECT_EQ(*step, -5);  // -2 * 2 - 1: i32 sign-extends
@@ -320,7 +320,7 @@ blocks = ["car[racer]", "round_constant", "0x4f3310:4", { each = "2", at = "0x50
   EXPECT_EQ(*r.blocks[3].at.evaluate(hit), 0x500010);
   // A pointer into the middle of an element, or past the instance: no racer (the record is skipped).
   auto mid = parse_profile(with_record("tag = \"CTRL\"\nat = 0x401000\ninstance = \"index(eax + 4, car)\"\n"
-                                       "step = \"0\"\nblocks = [\"car[racer]\"]\n"),
+                                       "step = \"0\"\nblocks = [\"car[instance]\"]\n"),
                            "t.toml");
   ASSERT_TRUE(mid.ok()) << mid.error().message;
   EXPECT_FALSE(mid->record_points[0].instance->evaluate(hit).ok());
@@ -335,6 +335,16 @@ TEST(Profile, RecordPointsRefuseBadTables) {
       {"tag = \"STEP\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"car\"]\nwhere = 1\n", "unknown key 'where'"},
       {"tag = \"STEP\"\nat = 0x401000\ninstance = \"0\"\nstep = \"0\"\nblocks = [\"car\"]\n", "STEP record has no instance"},
       {"tag = \"CTRL\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"car\"]\n", "needs 'instance'"},
+      // A FRAM record carries its pass number in a field of its own, not in the instance field.
+      {"tag = \"FRAM\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"car\"]\n", "needs 'pass'"},
+      {"tag = \"FRAM\"\nat = 0x401000\ninstance = \"hits\"\nstep = \"0\"\nblocks = [\"car\"]\n",
+       "FRAM record has no instance"},
+      {"tag = \"PHYS\"\nat = 0x401000\ninstance = \"0\"\npass = \"hits\"\nstep = \"0\"\nblocks = [\"car\"]\n",
+       "only a FRAM record takes 'pass'"},
+      {"tag = \"STEP\"\nat = 0x401000\npass = \"hits\"\nstep = \"0\"\nblocks = [\"car\"]\n", "STEP record has no pass"},
+      // The record's instance is the variable `instance`; the POD word `racer` is no variable.
+      {"tag = \"CTRL\"\nat = 0x401000\ninstance = \"0\"\nstep = \"0\"\nblocks = [\"car[racer]\"]\n",
+       "'racer' is no register, variable (instance, hits, i)"},
       {"tag = \"STEPS\"\nat = 0x401000\nstep = \"0\"\nblocks = [\"car\"]\n", "'tag' must be one of"},
       {"tag = \"STEP\"\nat = \"no::such\"\nstep = \"0\"\nblocks = [\"car\"]\n", "no::such"},
       {"tag = \"STEP\"\nat = 0x401000\nstep = \"frame + \"\nblocks = [\"car\"]\n", "frame"},

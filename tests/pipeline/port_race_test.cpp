@@ -143,8 +143,8 @@ void follow(const std::string& name, const std::vector<std::string>& race_args, 
     }
     if (rec.kind == RecordKind::kCtrl) {
       ASSERT_TRUE(step_record && step_record->step == rec.step) << "a CTRL record without its step's STEP record";
-      const auto racer = static_cast<std::uint32_t>(rec.racer);
-      Output& out = outputs[{static_cast<std::int32_t>(rec.step), rec.racer}];
+      const auto racer = static_cast<std::uint32_t>(rec.instance);
+      Output& out = outputs[{static_cast<std::int32_t>(rec.step), rec.instance}];
       standin_test::add_changed_bytes(*step_record, rec, pod::addr::kDrivers + racer * pod::addr::kDriverSize,
                                       pod::addr::kDriverSize, out);
       standin_test::add_changed_bytes(*step_record, rec,
@@ -157,7 +157,7 @@ void follow(const std::string& name, const std::vector<std::string>& race_args, 
                                 ((offset >= 0x2c && offset < 0x34) || (offset >= 0x58 && offset < 0x60));
         if (paths_word && laid_paths_word.empty()) {
           std::ostringstream o;
-          o << "the stand-in's controller of racer " << rec.racer << " in step " << rec.step << " wrote driver +0x"
+          o << "the stand-in's controller of racer " << rec.instance << " in step " << rec.step << " wrote driver +0x"
             << std::hex << offset << " (a tracker, the put-back mark or the line point: the paths pass's, not a controller's)";
           laid_paths_word = o.str();
         }
@@ -167,7 +167,7 @@ void follow(const std::string& name, const std::vector<std::string>& race_args, 
     if (rec.kind != RecordKind::kFrame) continue;
     // One pass: the milliseconds since the last pass, as the stand-in's clock gave them.
     const auto clock = rec.bytes_at(pod::addr::kLastClock, 4);
-    ASSERT_TRUE(clock.ok()) << "FRAME record " << rec.racer << " holds no frame-clock word (0x60be10)";
+    ASSERT_TRUE(clock.ok()) << "FRAME record " << rec.pass << " holds no frame-clock word (0x60be10)";
     const std::uint32_t now = (*clock)[0] | (*clock)[1] << 8 | (*clock)[2] << 16 | std::uint32_t{(*clock)[3]} << 24;
     // The clock itself is the system's (the stand-in's scripted timeGetTime keeps its state at 0x7f1000):
     // the port takes its value as an argument, and its state is laid as the stand-in's clock left it.
@@ -201,7 +201,7 @@ void follow(const std::string& name, const std::vector<std::string>& race_args, 
         if (got[i] != b.bytes[i]) {
           const auto a = static_cast<pod::GuestAddr>(b.address + i);
           std::ostringstream o;
-          o << "pass " << rec.racer << " (after " << rec.step << " steps): first difference at 0x" << std::hex << a
+          o << "pass " << rec.pass << " (after " << rec.step << " steps): first difference at 0x" << std::hex << a
             << " " << names.field(a).text() << " (byte " << names.name(a) << "): port 0x" << int(got[i])
             << ", stand-in 0x" << int(b.bytes[i]);
           first_difference = o.str();
@@ -210,7 +210,7 @@ void follow(const std::string& name, const std::vector<std::string>& race_args, 
       if (!first_difference.empty()) break;
     }
     if (first_difference.empty()) ++matched;
-    EXPECT_EQ(static_cast<std::uint32_t>(race.steps()), rec.step) << "pass " << rec.racer;
+    EXPECT_EQ(static_cast<std::uint32_t>(race.steps()), rec.step) << "pass " << rec.pass;
     clock_at_end = race.race_clock();
   }
   // The props: how many are left, and how many of those stand elsewhere than at the start (a removal

@@ -36,21 +36,21 @@ TEST(PortWholeSteps, EveryRecordedCarStepOfTheStandInComesOutOfThePort) {
 
   std::map<std::pair<std::uint32_t, std::int32_t>, const Record*> phys;
   for (const auto& r : log->records)
-    if (r.kind == RecordKind::kPhys) phys[{r.step, r.racer}] = &r;
+    if (r.kind == RecordKind::kPhys) phys[{r.step, r.instance}] = &r;
 
   std::size_t steps = 0, matched = 0, changed = 0;
   std::string first_mismatch;
   for (const auto& ctrl : log->records) {
     if (ctrl.kind != RecordKind::kCtrl) continue;
     ++steps;
-    auto it = phys.find({ctrl.step, ctrl.racer});
-    ASSERT_NE(it, phys.end()) << "no PHYS record for step " << ctrl.step << " racer " << ctrl.racer;
+    auto it = phys.find({ctrl.step, ctrl.instance});
+    ASSERT_NE(it, phys.end()) << "no PHYS record for step " << ctrl.step << " racer " << ctrl.instance;
     // The game's memory (port_memory.hpp), fresh for every racer turn: the snapshot's regions and the
     // port's scratch pages, then the CTRL record's blocks.
     pod::FlatMemory m;
     standin_test::map_port_memory(m, *run->snapshot);
     for (const auto& b : ctrl.blocks) m.write_bytes(b.address, b.bytes.data(), b.bytes.size());
-    const auto racer = static_cast<std::uint32_t>(ctrl.racer);
+    const auto racer = static_cast<std::uint32_t>(ctrl.instance);
     pod::step::Scratch s = standin_test::port_scratch();
     pod::step::racer_step_from_controls(m, pod::addr::kRaceCars + racer * 0x558,
                                         pod::addr::kDrivers + racer * pod::addr::kDriverSize, s);
@@ -62,7 +62,7 @@ TEST(PortWholeSteps, EveryRecordedCarStepOfTheStandInComesOutOfThePort) {
         if (got[i] != b.bytes[i]) {
           same = false;
           if (first_mismatch.empty())
-            first_mismatch = "step " + std::to_string(ctrl.step) + " racer " + std::to_string(ctrl.racer) +
+            first_mismatch = "step " + std::to_string(ctrl.step) + " racer " + std::to_string(ctrl.instance) +
                              ": first differing byte at " + std::to_string(b.address + i);
         }
     }

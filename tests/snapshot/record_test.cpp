@@ -89,8 +89,8 @@ struct Target {
   std::string profile(const std::string& step_blocks = "[\"frame\", \"car\"]", const std::string& extra = "") const {
     const std::string ptr = is64 ? "u64" : "u32";
     const std::string arg = is64 ? "rdi" : "u32(esp+4)";
-    const std::string car_blocks = "[\"car[racer]\", \"frame\", { at = \"" + ptr + "(car[racer]+" + a.at("trail_offset") +
-                                   ")\", size = \"i32(car[racer]+24)*4\" }]";
+    const std::string car_blocks = "[\"car[instance]\", \"frame\", { at = \"" + ptr + "(car[instance]+" + a.at("trail_offset") +
+                                   ")\", size = \"i32(car[instance]+24)*4\" }]";
     std::ostringstream t;
     t << "[profile]\nname = \"record-target\"\n\n"
       << "[[function]]\naddress = " << a.at("sim_step") << "\nname = \"sim_step\"\nconvention = \"cdecl\"\nreturns = \"none\"\n\n"
@@ -190,7 +190,7 @@ capture::StateLog read_log(const fs::path& p) {
   return log.ok() ? *log : capture::StateLog{};
 }
 
-std::tuple<RecordKind, std::uint32_t, std::int32_t> key(const Record& r) { return {r.kind, r.step, r.racer}; }
+std::tuple<RecordKind, std::uint32_t, std::int32_t> key(const Record& r) { return {r.kind, r.step, r.instance}; }
 
 class Record32And64 : public ::testing::TestWithParam<int> {
  protected:
@@ -232,6 +232,9 @@ TEST_P(Record32And64, AttachedRecordingHoldsWholeStepsAndTheSnapshotItsFirstStat
 
   const auto rec = read_log(d / "rec.log"), own = read_log(d / "own.log");
   ASSERT_EQ(rec.records.size(), 12u * 9) << r.out;  // whole steps only: the one attached inside is left out
+  // The recorder writes the current layout; the program writes version 1 itself: the same records.
+  EXPECT_EQ(rec.header.version, 2u);
+  EXPECT_EQ(own.header.version, 1u);
   const std::uint32_t first = rec.records.front().step;
   EXPECT_EQ(rec.records.front().kind, RecordKind::kStep);
   EXPECT_EQ(rec.records.back().step, first + 11);
@@ -239,8 +242,8 @@ TEST_P(Record32And64, AttachedRecordingHoldsWholeStepsAndTheSnapshotItsFirstStat
   for (const Record& o : own.records) by_key[key(o)] = &o;
   for (const Record& x : rec.records) {
     auto it = by_key.find(key(x));
-    ASSERT_NE(it, by_key.end()) << "step " << x.step << " racer " << x.racer << " not in the program's own log";
-    EXPECT_EQ(x, *it->second) << "step " << x.step << " racer " << x.racer;
+    ASSERT_NE(it, by_key.end()) << "step " << x.step << " instance " << x.instance << " not in the program's own log";
+    EXPECT_EQ(x, *it->second) << "step " << x.step << " instance " << x.instance;
   }
 
   auto snap = harness::load_snapshot(d / "snap.lks");
@@ -282,7 +285,7 @@ TEST_P(Record32And64, ACrashEndsTheLogOnWholeStepsWithItsOwnExitCode) {
 TEST_P(Record32And64, UnreadableBlocksAreSkippedAndAPointNeverHitIsNamed) {
   const fs::path d = dir("skips" + std::to_string(GetParam()));
   const std::string never = "[[record]]\ntag = \"FRAM\"\nat = " + t_->a.at("never") +
-                            "\ninstance = \"hits\"\nstep = \"i32(frame)\"\nblocks = [\"frame\"]\n";
+                            "\npass = \"hits\"\nstep = \"i32(frame)\"\nblocks = [\"frame\"]\n";
   const fs::path profile = write_profile(d, t_->profile("[\"frame\", { at = \"0x10\", size = \"4\", if = \"i32(frame) - 7\" }]", never));
   auto r = run_cli(concat(concat({"record", "--profile", profile.string(), "-o", (d / "rec.log").string()}, t_->width_flag()),
                           {"--", t_->exe, (d / "own.log").string(), "15"}));
@@ -305,7 +308,7 @@ TEST_P(Record32And64, RefusedBeforeAttachingAndDetachedOnSigint) {
   ASSERT_TRUE(p.start({t_->exe, (d / "own.log").string(), "0", "--step-us", "300", "--ready"}));
   // A point in data: refused with nothing attached.
   const std::string data_point =
-      "[[record]]\ntag = \"FRAM\"\nat = " + t_->a.at("frame") + "\ninstance = \"hits\"\nstep = \"0\"\nblocks = [\"frame\"]\n";
+      "[[record]]\ntag = \"FRAM\"\nat = " + t_->a.at("frame") + "\npass = \"hits\"\nstep = \"0\"\nblocks = [\"frame\"]\n";
   const fs::path bad = write_profile(d, t_->profile("[\"frame\"]", data_point));
   auto r = run_cli(concat({"record", "--profile", bad.string(), "-o", (d / "bad.log").string(), "--pid",
                            std::to_string(p.pid())},

@@ -109,8 +109,8 @@ template <class F>
 void each_car(RecordKind kind, F&& f) {
   for (const Record& rec : race().records) {
     if (rec.kind != kind) continue;
-    auto car = rec.bytes_at(kCars + kCarSize * static_cast<std::uint32_t>(rec.racer), kCarSize);
-    ASSERT_TRUE(car.ok()) << "step " << rec.step << " racer " << rec.racer;
+    auto car = rec.bytes_at(kCars + kCarSize * static_cast<std::uint32_t>(rec.instance), kCarSize);
+    ASSERT_TRUE(car.ok()) << "step " << rec.step << " racer " << rec.instance;
     f(rec, *car);
   }
 }
@@ -160,8 +160,8 @@ TEST(StandinPhysics, EngineGearboxAndSpringsStayInTheirDocumentedLimits) {
   each_car(RecordKind::kPhys, [](const Record& rec, std::span<const std::uint8_t> car) {
     const std::int32_t e = i32(car, kEngine), max = i32(car, kEngineMax);
     EXPECT_EQ(max, 1000 << 16) << "F048: the engine limit is 1000 rad/s";
-    EXPECT_GE(e, 0) << "step " << rec.step << " racer " << rec.racer;        // F040
-    EXPECT_LE(e, max - 1) << "step " << rec.step << " racer " << rec.racer;  // F040
+    EXPECT_GE(e, 0) << "step " << rec.step << " racer " << rec.instance;        // F040
+    EXPECT_LE(e, max - 1) << "step " << rec.step << " racer " << rec.instance;  // F040
     const int gear = static_cast<std::int8_t>(car[kGear]);
     EXPECT_GE(gear, -1);
     EXPECT_LE(gear, car[kTopGear]);
@@ -186,19 +186,19 @@ TEST(StandinPhysics, TouchingCountersFollowTheTouchingFlag) {
       const bool touching = car[p * kPointSize + kPtTouching] != 0;
       // F018: 1..16 down, -1..-16 off; updated every step after the contact pass
       if (touching) {
-        EXPECT_TRUE(c >= 1 && c <= 16) << "step " << rec.step << " racer " << rec.racer << " point " << p << ": " << c;
+        EXPECT_TRUE(c >= 1 && c <= 16) << "step " << rec.step << " racer " << rec.instance << " point " << p << ": " << c;
       } else {
-        EXPECT_TRUE(c <= -1 && c >= -16) << "step " << rec.step << " racer " << rec.racer << " point " << p << ": " << c;
+        EXPECT_TRUE(c <= -1 && c >= -16) << "step " << rec.step << " racer " << rec.instance << " point " << p << ": " << c;
       }
       const std::uint32_t sector = static_cast<std::uint32_t>(i32(car, p * kPointSize + kPtSector));
-      if (sector == 0 && rec.racer == 0 && !dropped_car_landed) {
+      if (sector == 0 && rec.instance == 0 && !dropped_car_landed) {
         ++no_sector;
         continue;
       }
       EXPECT_TRUE(sector >= kTrackHeap && sector < kTrackHeapEnd)
-          << "step " << rec.step << " racer " << rec.racer << " point " << p << " sector " << sector;
+          << "step " << rec.step << " racer " << rec.instance << " point " << p << " sector " << sector;
     }
-    if (rec.racer == 0)
+    if (rec.instance == 0)
       for (std::uint32_t p = 0; p < 5; ++p) dropped_car_landed = dropped_car_landed || car[p * kPointSize + kPtTouching];
   });
   EXPECT_GT(no_sector, 0) << "the dropped car's points never lacked a sector";
@@ -219,7 +219,7 @@ TEST(StandinPhysics, BodyFrameStaysOrthonormalAndSpinHeld) {
         const double d = fx(car, p * kPointSize + kPtPosition + 4 * k) - fx(car, kCentre + 4 * k);
         d2 += d * d;
       }
-      EXPECT_LT(std::sqrt(d2), 2.2) << "step " << rec.step << " racer " << rec.racer << " point " << p;
+      EXPECT_LT(std::sqrt(d2), 2.2) << "step " << rec.step << " racer " << rec.instance << " point " << p;
     }
   });
 }
@@ -238,20 +238,20 @@ TEST(StandinPhysics, CatchUpScalesComputerCarsWithinItsLimits) {
     ASSERT_TRUE(base_word.ok()) << "the CTRL record holds the race block with the catch-up base";
     const std::int64_t base = i32(*base_word, 0);
     EXPECT_EQ(base, 3000) << "step " << rec.step;
-    auto driver = rec.bytes_at(kDrivers + kDriverSize * static_cast<std::uint32_t>(rec.racer), kDriverSize);
+    auto driver = rec.bytes_at(kDrivers + kDriverSize * static_cast<std::uint32_t>(rec.instance), kDriverSize);
     ASSERT_TRUE(driver.ok());
     const std::int64_t dt = i32(*frame, 0), step_dt = i32(*frame, 8);
     if (!(i32(*driver, kDriverFlags) & 2)) {
       EXPECT_EQ(dt, step_dt) << "a driver other than a computer car's is not scaled (step " << rec.step
-                             << " racer " << rec.racer << ")";
-      unscaled_drivers += rec.racer != 0;
+                             << " racer " << rec.instance << ")";
+      unscaled_drivers += rec.instance != 0;
       continue;
     }
     // the bottom drops by 400 per place behind first: the racer's catch-up record's +0xc (chosen)
-    auto places = rec.bytes_at(kCatchUpRecords + 16 * static_cast<std::uint32_t>(rec.racer) + 0xc, 4);
+    auto places = rec.bytes_at(kCatchUpRecords + 16 * static_cast<std::uint32_t>(rec.instance) + 0xc, 4);
     ASSERT_TRUE(places.ok());
-    EXPECT_GE(dt, (step_dt * (0xe666 + base - 400 * i32(*places, 0))) >> 16) << "step " << rec.step << " racer " << rec.racer;
-    EXPECT_LE(dt, (step_dt * (0x1020c + base)) >> 16) << "step " << rec.step << " racer " << rec.racer;
+    EXPECT_GE(dt, (step_dt * (0xe666 + base - 400 * i32(*places, 0))) >> 16) << "step " << rec.step << " racer " << rec.instance;
+    EXPECT_LE(dt, (step_dt * (0x1020c + base)) >> 16) << "step " << rec.step << " racer " << rec.instance;
     scaled += dt != step_dt;
   }
   EXPECT_GT(scaled, 0) << "no computer car's time was ever scaled";
@@ -283,7 +283,7 @@ TEST(StandinPhysics, RaceIsAlive) {
   std::int8_t last_gear[kRacers] = {};
   double moved[kRacers] = {}, last_x[kRacers] = {}, last_y[kRacers] = {};
   each_car(RecordKind::kPhys, [&](const Record& rec, std::span<const std::uint8_t> car) {
-    const int r = rec.racer;
+    const int r = rec.instance;
     const auto gear = static_cast<std::int8_t>(car[kGear]);
     if (rec.step > 0) moved[r] += std::hypot(fx(car, kCentre) - last_x[r], fx(car, kCentre + 4) - last_y[r]);
     last_x[r] = fx(car, kCentre), last_y[r] = fx(car, kCentre + 4);
@@ -335,27 +335,27 @@ TEST(StandinPhysics, TheDamageRaceVetoHoldsOffEveryHit) {
   std::map<int, std::pair<std::uint32_t, std::vector<std::int32_t>>> last;  // racer -> (step, healths)
   int hurt_outside = 0, steps_in_windows = 0, veto_words_seen = 0;
   for (const Record& rec : log->records) {
-    if (rec.kind != RecordKind::kCtrl || rec.racer == 7) continue;
+    if (rec.kind != RecordKind::kCtrl || rec.instance == 7) continue;
     auto veto = rec.bytes_at(kVeto, 4);
     ASSERT_TRUE(veto.ok()) << "the CTRL record holds the veto word";
     EXPECT_EQ(i32(*veto, 0), vetoed(rec.step) ? 1 : 0) << "step " << rec.step;
     veto_words_seen += i32(*veto, 0);
     std::vector<std::int32_t> health;
     for (std::uint32_t j = 0; j < 6; ++j) {
-      auto part = rec.bytes_at(kParts + kPartSize * (22 * static_cast<std::uint32_t>(rec.racer) + j), kPartSize);
-      ASSERT_TRUE(part.ok()) << "step " << rec.step << " racer " << rec.racer;
+      auto part = rec.bytes_at(kParts + kPartSize * (22 * static_cast<std::uint32_t>(rec.instance) + j), kPartSize);
+      ASSERT_TRUE(part.ok()) << "step " << rec.step << " racer " << rec.instance;
       health.push_back(i32(*part, kHealth));
     }
-    if (auto it = last.find(rec.racer); it != last.end() && it->second.first + 1 == rec.step) {
+    if (auto it = last.find(rec.instance); it != last.end() && it->second.first + 1 == rec.step) {
       const bool changed = it->second.second != health;
       if (vetoed(it->second.first)) {
         ++steps_in_windows;
-        EXPECT_FALSE(changed) << "racer " << rec.racer << " hurt in step " << it->second.first << ", under the veto";
+        EXPECT_FALSE(changed) << "racer " << rec.instance << " hurt in step " << it->second.first << ", under the veto";
       } else {
         hurt_outside += changed ? 1 : 0;
       }
     }
-    last[rec.racer] = {rec.step, health};
+    last[rec.instance] = {rec.step, health};
   }
   EXPECT_GT(steps_in_windows, 0);
   EXPECT_GT(veto_words_seen, 0);
@@ -369,10 +369,10 @@ TEST(StandinPhysics, TheDamageRaceVetoHoldsOffEveryHit) {
 TEST(StandinPhysics, TheRaceStartsSettled) {
   int settled = 0;
   each_car(RecordKind::kCtrl, [&](const Record& rec, std::span<const std::uint8_t> car) {
-    if (rec.step != 0 || rec.racer == 0 || rec.racer == 7) return;
+    if (rec.step != 0 || rec.instance == 0 || rec.instance == 7) return;
     for (std::uint32_t w = 0; w < 4; ++w)
-      EXPECT_NE(car[w * kPointSize + kPtTouching], 0) << "racer " << rec.racer << " wheel " << w;
-    EXPECT_LT(length(car, kVelocity), 0.5) << "racer " << rec.racer;
+      EXPECT_NE(car[w * kPointSize + kPtTouching], 0) << "racer " << rec.instance << " wheel " << w;
+    EXPECT_LT(length(car, kVelocity), 0.5) << "racer " << rec.instance;
     ++settled;
   });
   EXPECT_EQ(settled, 6);

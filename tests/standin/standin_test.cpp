@@ -188,7 +188,7 @@ TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacerAndAFrameForEveryPass) {
   for (std::uint32_t step = 0; step < kSteps; ++step) {
     while (at < log.records.size() && log.records[at].kind == RecordKind::kFrame) {
       const Record& f = log.records[at++];
-      ASSERT_EQ(f.racer, passes) << "the FRAME records' passes are consecutive";
+      ASSERT_EQ(f.pass, passes) << "the FRAME records' passes are consecutive";
       ASSERT_EQ(f.step, step) << "a FRAME record counts the steps run so far";
       ASSERT_GE(f.step, steps_at_last_frame);
       steps_at_last_frame = f.step;
@@ -198,13 +198,13 @@ TEST(Standin, LogHoldsStepCtrlPhysForEveryStepAndRacerAndAFrameForEveryPass) {
     const Record& s = log.records[at++];
     ASSERT_EQ(s.kind, RecordKind::kStep);
     ASSERT_EQ(s.step, step);
-    EXPECT_EQ(s.racer, -1);
+    EXPECT_EQ(s.instance, -1);
     for (int racer = 0; racer < kRacers; ++racer) {
       for (RecordKind kind : {RecordKind::kCtrl, RecordKind::kPhys}) {
         const Record& rec = log.records[at++];
         ASSERT_EQ(rec.kind, kind) << "step " << step << " racer " << racer;
         ASSERT_EQ(rec.step, step);
-        ASSERT_EQ(rec.racer, racer);
+        ASSERT_EQ(rec.instance, racer);
       }
     }
   }
@@ -226,7 +226,7 @@ TEST(Standin, CtrlAndPhysCarryTheFiveDocumentedBlocksAndTheBodyParts) {
   // and the damage veto word.
   for (const Record& rec : runs().log.records) {
     if (rec.kind != RecordKind::kCtrl && rec.kind != RecordKind::kPhys) continue;
-    const std::uint32_t r = static_cast<std::uint32_t>(rec.racer);
+    const std::uint32_t r = static_cast<std::uint32_t>(rec.instance);
     ASSERT_EQ(rec.blocks.size(), r == kRacerWithoutObject ? 6u : 7u) << "racer " << r;
     // last, the damage veto (the damage race's human controller holds it; 0 in this race)
     EXPECT_EQ(rec.blocks.back().address, 0x633314u);
@@ -280,7 +280,7 @@ TEST(Standin, OnlyTheCollisionPassMovesACarBetweenItsPhysAndTheNextStep) {
   const auto& records = runs().log.records;
   std::map<std::pair<std::uint32_t, int>, const Record*> phys;
   for (const Record& rec : records)
-    if (rec.kind == RecordKind::kPhys) phys[{rec.step, rec.racer}] = &rec;
+    if (rec.kind == RecordKind::kPhys) phys[{rec.step, rec.instance}] = &rec;
   int compared = 0, moved = 0;
   std::set<int> racers_moved;
   for (const Record& rec : records) {
@@ -365,7 +365,7 @@ TEST(Standin, TheRaceTakesEveryPath) {
     std::int32_t timer = i32(car, 0x4f0);
     upside_down += timer != 0;
     std::array<std::int32_t, 4> now = {i32(car, 0x498), i32(car, 0x49c), i32(car, 0x4a0), timer};
-    auto it = last.find(rec.racer);
+    auto it = last.find(rec.instance);
     if (it != last.end()) {
       const auto& was = it->second;
       double moved = std::hypot(std::hypot((now[0] - was[0]) / 65536.0, (now[1] - was[1]) / 65536.0),
@@ -377,7 +377,7 @@ TEST(Standin, TheRaceTakesEveryPath) {
         else ++fall_put_backs;
       }
     }
-    last[rec.racer] = now;
+    last[rec.instance] = now;
   }
   RecordProperty("airborne_car_steps", airborne);
   RecordProperty("wheel_steps_on_triangles", on_triangle);
@@ -406,7 +406,7 @@ TEST(Standin, FrameRecordsFollowTheRaceLoopsClock) {
   const auto& records = runs().log.records;
   auto word = [](const Record& r, std::uint32_t address) {
     auto b = r.bytes_at(address, 4);
-    EXPECT_TRUE(b.ok()) << "FRAME record " << r.racer << " lacks 0x" << std::hex << address;
+    EXPECT_TRUE(b.ok()) << "FRAME record " << r.pass << " lacks 0x" << std::hex << address;
     std::int32_t v = 0;
     if (b.ok()) std::memcpy(&v, b->data(), 4);
     return v;
@@ -423,28 +423,28 @@ TEST(Standin, FrameRecordsFollowTheRaceLoopsClock) {
                                  std::pair{0x61a6d0u, kRacers * 0x80u}, std::pair{kFrame, 0x10u},
                                  std::pair{kRaceBlock, kRaceBlockEnd - kRaceBlock}, std::pair{kRaceClock, 4u},
                                  std::pair{kStepUnit, 4u}, std::pair{kFrameTime, 8u}})
-      ASSERT_NE(f.find(address, size), nullptr) << "FRAME " << f.racer << " lacks 0x" << std::hex << address;
+      ASSERT_NE(f.find(address, size), nullptr) << "FRAME " << f.pass << " lacks 0x" << std::hex << address;
     const std::int32_t frame_time = word(f, kFrameTime), phase = word(f, kRaceBlock);
     EXPECT_GE(frame_time, 65);
     EXPECT_LE(frame_time, 30000);
     if (phase != 0) {
       ++countdown;
-      EXPECT_EQ(word(f, kRaceClock), 0) << "pass " << f.racer << ": the race clock runs before GO!";
+      EXPECT_EQ(word(f, kRaceClock), 0) << "pass " << f.instance << ": the race clock runs before GO!";
       for (std::uint32_t r = 0; r < kRacers; ++r)
-        EXPECT_EQ(word(f, kDrivers + kDriverSize * r + 0x7c), 0) << "pass " << f.racer << " racer " << r;
+        EXPECT_EQ(word(f, kDrivers + kDriverSize * r + 0x7c), 0) << "pass " << f.pass << " racer " << r;
       EXPECT_LT(static_cast<std::int32_t>(word(f, kLastMs) - word(f, kRaceBlock + 8)), 0);
     }
     if (before) {
       const std::int32_t f_before = word(*before, kFrameTime), unit = word(*before, kStepUnit);
       ASSERT_EQ(unit, 0x888);
       const std::int32_t n = f_before > 3 * unit ? f_before / unit : 1;
-      EXPECT_EQ(static_cast<std::int32_t>(f.step - before->step), n) << "pass " << f.racer;
-      EXPECT_EQ(word(f, kFrame + 8), f_before / n) << "pass " << f.racer << ": the step's dt";
-      EXPECT_EQ(word(f, kFrame + 4) - word(*before, kFrame + 4), f_before) << "pass " << f.racer << ": the sum";
+      EXPECT_EQ(static_cast<std::int32_t>(f.step - before->step), n) << "pass " << f.instance;
+      EXPECT_EQ(word(f, kFrame + 8), f_before / n) << "pass " << f.instance << ": the step's dt";
+      EXPECT_EQ(word(f, kFrame + 4) - word(*before, kFrame + 4), f_before) << "pass " << f.instance << ": the sum";
       split += n > 1;
       const std::uint32_t ms = static_cast<std::uint32_t>(word(f, kLastMs) - word(*before, kLastMs));
       const std::int64_t expected = std::clamp<std::int64_t>(std::int64_t{ms} * 65, 65, 30000);
-      EXPECT_EQ(frame_time, expected) << "pass " << f.racer << ": " << ms << " ms";
+      EXPECT_EQ(frame_time, expected) << "pass " << f.instance << ": " << ms << " ms";
       clamped_high += expected == 30000;
       clamped_low += ms == 0;
       const bool was_counting = word(*before, kRaceBlock) != 0;
@@ -453,7 +453,7 @@ TEST(Standin, FrameRecordsFollowTheRaceLoopsClock) {
         EXPECT_EQ(word(f, kRaceClock), 0) << "the race clock at GO! (F159)";
         EXPECT_GE(static_cast<std::int32_t>(word(f, kLastMs) - word(f, kRaceBlock + 8)), 0);
       } else if (!was_counting) {
-        EXPECT_EQ(word(f, kRaceClock) - word(*before, kRaceClock), f_before) << "pass " << f.racer << " (F155)";
+        EXPECT_EQ(word(f, kRaceClock) - word(*before, kRaceClock), f_before) << "pass " << f.instance << " (F155)";
       }
     }
     before = &f;

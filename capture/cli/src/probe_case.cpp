@@ -69,7 +69,7 @@ Result<int> probe_case_state(const ProbeRun& run, Io& io) {
   const capture::Rerun& plain = probe->plain;
   const capture::Rerun& poked = probe->poked;
 
-  fmt::print(io.out, "case {}:{} (step {}, racer {}, call {}){}\n", c.name, c.id, c.origin.step, c.origin.racer,
+  fmt::print(io.out, "case {}:{} (step {}, {}, call {}){}\n", c.name, c.id, c.origin.step, cases::origin_subject(c.origin),
              c.origin.call_index, c.poked() ? " [poked]" : "");
   if (!plain.same_as_case)
     fmt::print(io.out, "warning: the unpoked re-run does not reproduce the recorded case; the snapshot may not be the "

@@ -188,7 +188,7 @@ std::vector<std::uint8_t> encode_case_file(const CaseFile& f) {
     put_writers(body, c.writers);
     body.str32(c.origin.snapshot_sha256);
     body.str32(c.origin.record);
-    for (std::uint32_t v : {c.origin.record_index, c.origin.step, c.origin.racer, c.origin.call_index}) body.u32(v);
+    for (std::uint32_t v : {c.origin.record_index, c.origin.step, c.origin.instance, c.origin.call_index}) body.u32(v);
     body.u32(static_cast<std::uint32_t>(c.pokes.size()));
     for (const Poke& p : c.pokes) {
       body.u32(p.address);
@@ -292,7 +292,7 @@ Result<Case> get_case(ByteReader& r, const CaseFile& f, std::uint32_t version, s
   }
   LOCKSTEP_TRY(c.origin.snapshot_sha256, get_str(r, "origin snapshot", lim));
   LOCKSTEP_TRY(c.origin.record, get_str(r, "origin record", lim));
-  for (std::uint32_t* p : {&c.origin.record_index, &c.origin.step, &c.origin.racer, &c.origin.call_index}) {
+  for (std::uint32_t* p : {&c.origin.record_index, &c.origin.step, &c.origin.instance, &c.origin.call_index}) {
     LOCKSTEP_TRY(*p, r.u32("origin"));
   }
   LOCKSTEP_TRY(std::uint32_t npokes, r.u32("poke count"));

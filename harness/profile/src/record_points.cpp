@@ -27,7 +27,7 @@ const std::set<std::string_view>& register_names() {
 
 /// Recursive descent over one expression: sum := product (('+'|'-') product)*, product := atom
 /// ('*' atom)*, atom := number | '(' sum ')' | load '(' sum ')' | index '(' sum ',' instance ')'
-/// | register | racer | hits | i | name ['[' sum ']'].
+/// | register | instance | hits | i | name ['[' sum ']'].
 class ExprParser {
  public:
   ExprParser(std::string_view text, const Profile& profile) : s_(text), p_(profile) {}
@@ -136,7 +136,7 @@ Result<int> ExprParser::atom(RecordExpr& e) {
     return add(e, std::move(n));
   }
   Node v;
-  if (w == "racer") v.op = Op::kRacer;
+  if (w == "instance") v.op = Op::kInstance;
   else if (w == "hits") v.op = Op::kHits;
   else if (w == "i") v.op = Op::kIndexVar;
   else return name(e, w);
@@ -204,7 +204,7 @@ Result<int> ExprParser::name(RecordExpr& e, std::string_view w) {
       natural_root_ = at, natural_ = l.size;
       return at;
     }
-  return fail(fmt::format("'{}' is no register, variable (racer, hits, i), [[instance]] or [[label]]", w));
+  return fail(fmt::format("'{}' is no register, variable (instance, hits, i), [[instance]] or [[label]]", w));
 }
 
 Result<std::int64_t> eval_node(const RecordExpr& e, int at, const RecordEnvironment& env) {
@@ -212,7 +212,7 @@ Result<std::int64_t> eval_node(const RecordExpr& e, int at, const RecordEnvironm
   switch (n.op) {
     case Op::kNumber: return n.value;
     case Op::kRegister: return static_cast<std::int64_t>(env.reg(n.name));
-    case Op::kRacer: return env.racer;
+    case Op::kInstance: return env.instance;
     case Op::kHits: return env.hits;
     case Op::kIndexVar: return env.i;
     case Op::kAdd:
@@ -331,6 +331,24 @@ Result<RecordBlockSpec> read_block(RecordTable& r, const toml::node& n, const Pr
   return b;
 }
 
+// A CTRL or PHYS record is about one instance, a FRAM record about one pass of the frame loop, a STEP
+// record about neither (capture/docs/state-log.md): each kind takes exactly the key its fields need.
+Status read_instance_and_pass(RecordTable& r, const Profile& p, RecordPointSpec& s) {
+  LOCKSTEP_TRY(auto instance, r.str("instance"));
+  if (!instance.empty()) { LOCKSTEP_TRY(s.instance, expression(r, "instance", instance, p)); }
+  LOCKSTEP_TRY(auto pass, r.str("pass"));
+  if (!pass.empty()) { LOCKSTEP_TRY(s.pass, expression(r, "pass", pass, p)); }
+  const bool car_record = s.tag == "CTRL" || s.tag == "PHYS", frame_record = s.tag == "FRAM";
+  if (car_record != s.instance.has_value())
+    return r.error("instance", car_record ? "a CTRL or PHYS record needs 'instance' (its instance field)"
+                                          : fmt::format("a {} record has no instance (its instance field is -1){}", s.tag,
+                                                        frame_record ? ": a FRAM record's pass number is 'pass'" : ""));
+  if (frame_record != s.pass.has_value())
+    return r.error("pass", frame_record ? "a FRAM record needs 'pass' (its pass number, e.g. \"hits\")"
+                                        : fmt::format("a {} record has no pass number: only a FRAM record takes 'pass'", s.tag));
+  return {};
+}
+
 Result<RecordPointSpec> read_point(RecordTable& r, const Profile& p) {
   RecordPointSpec s;
   s.line = static_cast<int>(r.table().source().begin.line);
@@ -359,12 +377,7 @@ Result<RecordPointSpec> read_point(RecordTable& r, const Profile& p) {
     else if (point == "return") s.where = RecordWhere::kReturn;
     else return r.error("point", "'point' must be \"address\", \"entry\" or \"return\"");
   }
-  LOCKSTEP_TRY(auto instance, r.str("instance"));
-  if (!instance.empty()) { LOCKSTEP_TRY(s.instance, expression(r, "instance", instance, p)); }
-  const bool step_record = s.tag.compare("STEP") == 0;
-  if (step_record == s.instance.has_value())
-    return r.error("instance", step_record ? "a STEP record has no instance (its racer is -1)"
-                                               : "a CTRL, PHYS or FRAM record needs 'instance' (its racer field)");
+  LOCKSTEP_TRY_STATUS(read_instance_and_pass(r, p, s));
   LOCKSTEP_TRY(auto step, r.str("step"));
   if (step.empty()) return r.error("step", "missing key 'step': how the step number is counted (an expression)");
   LOCKSTEP_TRY(s.step, expression(r, "step", step, p));

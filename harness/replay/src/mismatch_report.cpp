@@ -54,9 +54,9 @@ const ByteDiff* diff_at(const cases::Comparison& cmp, std::uint32_t a) {
 std::string case_header(const FunctionOutcome& f, const cases::Case& c, const cases::Comparison& cmp,
                         const Namer& namer, const cases::Signature* sig) {
   std::string s = fmt::format("MISMATCH {} (0x{:08x}) case {}", detail::printable(f.name), f.function, c.id);
-  s += fmt::format("  [from snapshot {}, {} record {}, step {}, racer {}, call {}]\n",
+  s += fmt::format("  [from snapshot {}, {} record {}, step {}, {}, call {}]\n",
                    c.origin.snapshot_sha256.substr(0, 12), c.origin.record, c.origin.record_index, c.origin.step,
-                   c.origin.racer, c.origin.call_index);
+                   cases::origin_subject(c.origin), c.origin.call_index);
   s += fmt::format("  reproduce: {} --case 0x{:08x}:{}\n", namer.replay_command, f.function, c.id);
   if (c.poked()) {
     s += "  poked:";

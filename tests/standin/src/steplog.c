@@ -13,6 +13,9 @@
 #include "internal.h"
 #include "physics/objects.h"
 
+/* Version 1: its FRAME records carry the pass number in the instance field. lockstep reads it as
+ * well as version 2 (the recorder's), and the checked-in corpora name this log by its SHA-256, so a
+ * fresh recording must write these very bytes. */
 #define LOG_VERSION 1
 #define LOG_HEADER_SIZE 32
 #define MAX_BLOCKS 128

@@ -35,7 +35,7 @@ struct RunOrigin {
   std::string record;            ///< "CTRL"
   std::uint32_t record_index = 0;
   std::uint32_t step = 0;
-  std::uint32_t racer = 0;
+  std::uint32_t instance = 0;  ///< the record's instance; a FRAM record's pass number; 0 for a STEP record
 };
 
 /// A recorded call as a case (ids are assigned by the collector).

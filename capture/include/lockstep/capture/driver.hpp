@@ -44,7 +44,7 @@ struct FieldDiff {
 
 struct StepMismatch {
   std::uint32_t step = 0;
-  std::int32_t racer = 0;
+  std::int32_t instance = 0;
   std::optional<std::int32_t> pass;     ///< frame mode: the pass run (from FRAM record `pass` to the next)
   std::optional<harness::Fault> fault;  ///< the step faulted (nothing compared)
   std::string problem;                  ///< no compare record, a block outside memory, ...
@@ -80,10 +80,10 @@ Result<std::unique_ptr<harness::Machine>> driver_machine(const harness::Snapshot
                                                           const ResolvedDriver& driver, harness::MachineConfig cfg);
 /// Resets the machine and lays a record's blocks over it.
 Status lay_record(harness::Machine& machine, const Record& record, const std::string& kind);
-/// The driver's arguments for a record's racer (instances indexed by the racer).
+/// The driver's arguments for a record's instance (the profile's instances indexed by it).
 /// The indexes of the log's records the driver runs on (its `record` kind), each checked up front:
 /// kMalformed when there is none (a log without them would give an empty run that passes) or when
-/// a record's racer has no instance for the driver's arguments (so every command refuses the log
+/// a record's instance has no element for the driver's arguments (so every command refuses the log
 /// the same way, before anything runs).
 Result<std::vector<std::size_t>> driver_runs(const harness::Profile& profile, const ResolvedDriver& driver,
                                              const StateLog& log);
@@ -91,13 +91,13 @@ Result<std::vector<harness::Arg>> driver_args(const harness::Profile& profile, c
                                               const Record& record);
 
 /// Runs the driver on every record of its kind and compares with its compare record (the next
-/// record of that kind for the same step and racer; in frame mode, record = compare = "FRAM", the
+/// record of that kind for the same step and instance; in frame mode, record = compare = "FRAM", the
 /// FRAM record of the next pass). Errors: no such driver, a record kind the log
-/// does not hold, a driver argument naming an instance the racer has no entry in, machine set-up.
+/// does not hold, a driver argument naming an instance the record's instance has no element in, machine set-up.
 Result<StepCheckReport> check_steps(const harness::Snapshot& snapshot, const StateLog& log,
                                     const harness::Profile& profile, const StepCheckOptions& options = {});
 
-/// "steps matched: 2400 / 2400", then per reported mismatch the step, racer and differing fields
+/// "steps matched: 2400 / 2400", then per reported mismatch the step, instance and differing fields
 /// side by side with `*` under each differing byte.
 std::string format_step_report(const StepCheckReport& report);
 

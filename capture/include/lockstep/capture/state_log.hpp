@@ -28,16 +28,21 @@ using harness::GuestAddr;
 
 /// "LKSTLOG\n": the first 8 bytes of every state log.
 inline constexpr std::array<std::uint8_t, 8> kStateLogMagic = {'L', 'K', 'S', 'T', 'L', 'O', 'G', '\n'};
-inline constexpr std::uint32_t kStateLogVersion = 1;
-inline constexpr std::uint32_t kStateLogHeaderSize = 32;  ///< the header this version writes
-inline constexpr std::uint32_t kStateLogRecordHeaderSize = 20;
+/// The version a writer writes unless told otherwise: 2, where a FRAM record's pass number has a
+/// field of its own. A reader reads 1 too (its FRAM records carry the pass in the instance field).
+inline constexpr std::uint32_t kStateLogVersion = 2;
+inline constexpr std::uint32_t kStateLogOldestVersion = 1;
+inline constexpr std::uint32_t kStateLogHeaderSize = 32;  ///< the header every version writes
+/// A record's header (tag, step, instance, [pass,] block count, payload size) in a version's layout:
+/// 20 bytes in version 1, 24 in version 2.
+std::uint32_t state_log_record_header_size(std::uint32_t version) noexcept;
 
 /// Where in the step a record was taken (port/CHOICES.md "Step log").
 enum class RecordKind : std::uint8_t {
-  kStep,  ///< "STEP": entry of the simulation step (racer -1)
+  kStep,  ///< "STEP": entry of the simulation step (no instance, no pass)
   kCtrl,  ///< "CTRL": in the car step, right after the controller returns
   kPhys,  ///< "PHYS": after the car step returns to the simulation step
-  kFrame, ///< "FRAM": at the end of a pass of the frame loop (its racer field is the pass number)
+  kFrame, ///< "FRAM": at the end of a pass of the frame loop (no instance; its pass number)
 };
 const char* record_kind_name(RecordKind k) noexcept;  ///< "STEP", "CTRL", "PHYS", "FRAM"
 
@@ -52,7 +57,8 @@ struct Block {
 struct Record {
   RecordKind kind = RecordKind::kStep;
   std::uint32_t step = 0;    ///< the simulation step's number (FRAM: the steps run so far)
-  std::int32_t racer = -1;   ///< -1 for STEP, 0..max_racer for CTRL and PHYS, the pass number for FRAM
+  std::int32_t instance = -1; ///< which element of the profile's [[instance]]s: 0.. for CTRL and PHYS, else -1
+  std::int32_t pass = -1;     ///< FRAM: the pass of the frame loop (0, 1, ...); -1 for the other kinds
   std::vector<Block> blocks; ///< non-overlapping, in the order written
   /// The block holding all of [address, address + size), or null.
   const Block* find(GuestAddr address, std::uint32_t size = 1) const noexcept;
@@ -64,6 +70,7 @@ struct Record {
 struct StateLogHeader {
   std::uint32_t version = kStateLogVersion;
   std::string producer;  ///< up to 16 ASCII characters ("lockstep-standin")
+  /// The version read, or the one to write (its record layout: kStateLogOldestVersion..kStateLogVersion).
   bool operator==(const StateLogHeader&) const = default;
 };
 
@@ -82,15 +89,15 @@ struct StateLogLimits {
   std::uint32_t max_block_bytes = 64u << 20;      ///< one block
   std::uint32_t max_record_bytes = 256u << 20;    ///< one record's blocks together
   std::uint64_t max_records = 50'000'000;
-  std::int32_t max_racer = 255;
+  std::int32_t max_instance = 255;
   std::uint64_t max_file_bytes = std::uint64_t{64} << 30;  ///< read_state_log only
 };
 
 /// The order records of a log must come in (capture/docs/state-log.md, "Order of records"): steps
-/// never go back; within a step at most one STEP record, first; per racer one CTRL record, then
+/// never go back; within a step at most one STEP record, first; per instance one CTRL record, then
 /// one PHYS record, both before the next step begins; a FRAM record closes the step before it, its
 /// step field counts the steps run so far (past every step seen) and its passes are consecutive. A
-/// missing, repeated or misplaced record is kMalformed naming the record's offset, step and racer: a
+/// missing, repeated or misplaced record is kMalformed naming the record's offset, step and instance: a
 /// driver would otherwise skip a run or run it twice without a word.
 class RecordOrder {
  public:
@@ -102,12 +109,12 @@ class RecordOrder {
   Status close_step(std::string_view what);
   bool started_ = false;
   std::uint32_t step_ = 0;
-  bool step_record_ = false, racer_record_ = false;
+  bool step_record_ = false, instance_record_ = false;
   bool after_frame_ = false;              ///< the last record was a FRAM record
   std::uint32_t frame_step_ = 0;          ///< its step field: later records' steps are at least this
   std::optional<std::int32_t> last_pass_; ///< the pass number of the last FRAM record
-  /// Per racer of the current step: the offset of its CTRL record, and whether its PHYS came.
-  std::map<std::int32_t, std::pair<std::uint64_t, bool>> racers_;
+  /// Per instance of the current step: the offset of its CTRL record, and whether its PHYS came.
+  std::map<std::int32_t, std::pair<std::uint64_t, bool>> instances_;
 };
 
 /// Parses a whole log held in memory, records checked one by one and in order (RecordOrder).
@@ -117,12 +124,13 @@ Result<StateLog> decode_state_log(std::span<const std::uint8_t> bytes, std::stri
 /// Reads and parses a log file, and hashes the bytes it read (StateLog::sha256).
 Result<StateLog> read_state_log(const std::filesystem::path& path, const StateLogLimits& limits = {});
 
-/// Serialises a log (tests and tools; the stand-in writes the same bytes from C).
+/// Serialises a log in the layout of its header's version (tests and tools; the stand-in writes
+/// version 1's bytes from C).
 std::vector<std::uint8_t> encode_state_log(const StateLog& log);
 /// The file header alone (encode_state_log's first 32 bytes), for a writer that appends records.
 std::vector<std::uint8_t> encode_state_log_header(const StateLogHeader& header);
-/// One record as it follows the header (its CRC included), appended to `out`.
-void append_encoded_record(const Record& rec, std::vector<std::uint8_t>& out);
+/// One record as it follows the header (its CRC included) in `version`'s layout, appended to `out`.
+void append_encoded_record(const Record& rec, std::uint32_t version, std::vector<std::uint8_t>& out);
 
 /// Reads a log file record by record, holding one record at a time (POD's logs are large).
 class StateLogReader {

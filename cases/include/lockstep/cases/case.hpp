@@ -21,10 +21,17 @@ struct Origin {
   std::string record;           ///< state-log record kind the driver laid over it ("CTRL")
   std::uint32_t record_index = 0;
   std::uint32_t step = 0;
-  std::uint32_t racer = 0;
+  /// The record's instance (a CTRL or PHYS record's car); for a run from a FRAM record, which has
+  /// none, its pass number; 0 for a STEP record or a call list's call.
+  std::uint32_t instance = 0;
   std::uint32_t call_index = 0;  ///< n-th call of this function within that driver run
   friend bool operator==(const Origin&, const Origin&) = default;
 };
+
+/// What the origin's record was about, for messages: "instance 3", or "pass 41" for a FRAM run.
+inline std::string origin_subject(const Origin& o) {
+  return (o.record == "FRAM" ? "pass " : "instance ") + std::to_string(o.instance);
+}
 
 /// A poke: bytes written over the state before the run (an analyst's "what if").
 struct Poke {

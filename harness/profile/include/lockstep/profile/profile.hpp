@@ -103,7 +103,7 @@ struct LabelSpec {
   int line = 0;
 };
 
-/// A driver argument: an instance name (its address for the record's racer) or a number.
+/// A driver argument: an instance name (its address for the record's instance) or a number.
 struct DriverArg {
   std::string instance;  ///< empty for a number
   std::uint32_t value = 0;
