@@ -48,7 +48,7 @@ Result<std::vector<std::string>> text_list(const toml::table& t, std::string_vie
 
 }  // namespace
 
-Result<CallList> parse_call_list(std::string_view text, std::string_view source) {
+Result<CallList> parse_call_list(std::string_view text, std::string_view source, const CallListLimits& limits) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -66,9 +66,9 @@ Result<CallList> parse_call_list(std::string_view text, std::string_view source)
   const toml::array* arr = calls->as_array();
   if (!arr || !arr->is_array_of_tables())
     return Error::make(Errc::kMalformed, "{}:{}: 'call' must be [[call]] tables", source, line_of(*calls));
-  if (arr->size() > kMaxListedCalls)
+  if (arr->size() > limits.max_calls)
     return Error::make(Errc::kLimit, "{}: {} [[call]] tables, past the limit of {}", source, arr->size(),
-                       kMaxListedCalls);
+                       limits.max_calls);
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const toml::table& t = *arr->get(i)->as_table();
     const std::string where = fmt::format("[[call]] #{}", i + 1);
@@ -95,10 +95,10 @@ Result<CallList> parse_call_list(std::string_view text, std::string_view source)
   return list;
 }
 
-Result<CallList> read_call_list(const std::filesystem::path& path) {
-  LOCKSTEP_TRY(std::vector<std::uint8_t> bytes, read_file(path, 64u << 20));
+Result<CallList> read_call_list(const std::filesystem::path& path, const CallListLimits& limits) {
+  LOCKSTEP_TRY(std::vector<std::uint8_t> bytes, read_file(path, limits.max_file_bytes));
   LOCKSTEP_TRY(CallList list, parse_call_list(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                                               path.string()));
+                                               path.string(), limits));
   list.sha256 = to_hex(sha256(bytes));
   return list;
 }

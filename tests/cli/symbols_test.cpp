@@ -243,3 +243,24 @@ TEST(SymbolReaders, TruncatedAndCorruptedFilesAreErrorsNotCrashes) {
 }
 
 }  // namespace
+
+namespace {
+
+// A caller's own bound on a symbol file is honoured: the same Ghidra CSV reads under the default
+// limits and is refused, naming the bound, one byte below its size.
+TEST(SymbolFileLimits, ACallersSmallerBoundRefusesTheFile) {
+  const fs::path file = fs::path(::testing::TempDir()) / "symbols_limit.csv";
+  const std::string csv = "\"Name\",\"Location\"\n\"tyres\",\"0041af80\"\n";
+  std::ofstream(file, std::ios::binary) << csv;
+  harness::SymbolFileOptions options;
+  options.format = harness::SymbolFileFormat::kGhidraCsv;
+  ASSERT_TRUE(harness::load_symbol_file(file, options).ok());
+  harness::SymbolFileOptions tight = options;
+  tight.limits.max_file_bytes = csv.size() - 1;
+  auto r = harness::load_symbol_file(file, tight);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kLimit) << r.error().message;
+  EXPECT_NE(r.error().message.find(std::to_string(csv.size() - 1)), std::string::npos) << r.error().message;
+}
+
+}  // namespace

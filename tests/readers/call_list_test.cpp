@@ -49,6 +49,23 @@ repeat = 3
   EXPECT_EQ(r->calls[1].line, 7);
 }
 
+// A caller's own bound on the number of calls is honoured: two [[call]]s read under the defaults and
+// are refused, naming the bound, with a limit of one.
+TEST(CallList, ACallersSmallerBoundIsKLimitNamingIt) {
+  constexpr std::string_view kTwo = R"(
+[[call]]
+function = "math::dot16"
+
+[[call]]
+function = "math::dot16"
+)";
+  ASSERT_TRUE(parse_call_list(kTwo, "calls.toml").ok());
+  auto r = parse_call_list(kTwo, "calls.toml", CallListLimits{.max_calls = 1});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, Errc::kLimit);
+  EXPECT_NE(r.error().message.find("2 [[call]] tables, past the limit of 1"), std::string::npos) << r.error().message;
+}
+
 TEST(CallList, EveryMistakeIsMalformedAndNamesItsLine) {
   struct Bad {
     const char* text;

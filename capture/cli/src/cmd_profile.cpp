@@ -50,7 +50,7 @@ Result<int> run_from_symbols(const FromSymbolsArgs& a, Io& io) {
     if (auto r = harness::parse_return_kind(a.returns); !r.ok()) return r.error().wrap("--returns");
     opt.returns = a.returns;
   }
-  auto symbols = harness::load_symbol_file(a.input, {.format = *format, .segment_bases = *bases});
+  auto symbols = harness::load_symbol_file(a.input, {.format = *format, .segment_bases = *bases, .limits = {}});
   if (!symbols.ok()) return symbols.error();
   const std::string text = harness::draft_profile(*symbols, opt);
   std::size_t functions = 0, labels = 0;

@@ -84,7 +84,7 @@ Result<int> run_progress(const ProgressArgs& a, Io& io) {
   if (!a.symbols.empty()) {
     auto format = harness::parse_symbol_file_format(a.symbols_format);
     if (!format.ok()) return format.error();
-    auto t = harness::load_symbol_file(a.symbols, {.format = *format, .segment_bases = {}});
+    auto t = harness::load_symbol_file(a.symbols, {.format = *format, .segment_bases = {}, .limits = {}});
     if (!t.ok()) return t.error();
     symbols = std::move(*t);
   }

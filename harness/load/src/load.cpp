@@ -92,8 +92,8 @@ Result<Snapshot> decode_any_snapshot(std::span<const std::uint8_t> bytes, std::s
                      what, shown.empty() ? "(empty file)" : shown);
 }
 
-Result<Snapshot> load_snapshot(const std::filesystem::path& path) {
-  LOCKSTEP_TRY(std::vector<std::uint8_t> bytes, read_file(path, kMaxSnapshotFileBytes));
+Result<Snapshot> load_snapshot(const std::filesystem::path& path, const LoadLimits& limits) {
+  LOCKSTEP_TRY(std::vector<std::uint8_t> bytes, read_file(path, limits.max_file_bytes));
   return decode_any_snapshot(bytes, path.string());
 }
 

@@ -58,7 +58,7 @@ Result<SnapshotSymbols> snapshot_symbols(const std::filesystem::path& snapshot_p
     out.why_none = "the snapshot names no executable that is still there";
     return out;
   }
-  auto bytes = read_file(exe, kMaxSnapshotFileBytes);
+  auto bytes = read_file(exe, LoadLimits{}.max_file_bytes);  // the executable the snapshot came from
   if (!bytes.ok() || to_hex(sha256(*bytes)) != snapshot.meta.exe_sha256) {
     out.why_none = fmt::format("{} is no longer the executable the snapshot recorded (SHA-256 differs)", exe);
     return out;

@@ -10,8 +10,6 @@
 namespace lockstep::harness {
 namespace {
 
-constexpr std::uint64_t kMaxSymbolFileBytes = 256u << 20;
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -278,7 +276,7 @@ Result<SymbolTable> parse_ida_map(std::string_view text, std::string_view what,
 }
 
 Result<SymbolTable> load_symbol_file(const std::filesystem::path& path, const SymbolFileOptions& opt) {
-  LOCKSTEP_TRY(auto bytes, read_file(path, kMaxSymbolFileBytes));
+  LOCKSTEP_TRY(auto bytes, read_file(path, opt.limits.max_file_bytes));
   SymbolFileFormat f = opt.format;
   const std::string what = path.string();
   if (f == SymbolFileFormat::kAuto) {

@@ -34,13 +34,18 @@ struct CallList {
   std::string sha256;
 };
 
-inline constexpr std::size_t kMaxListedCalls = 100000;  ///< a call list holds at most this many [[call]]s
+/// Bounds on a call list, an untrusted input (Errc::kLimit past them): the defaults are far above any
+/// real list; a caller or test that needs another passes its own.
+struct CallListLimits {
+  std::size_t max_calls = 100000;                       ///< [[call]] tables
+  std::uint64_t max_file_bytes = std::uint64_t{64} << 20;
+};
 
 /// Parses a call list strictly: only [[call]] tables, only their keys, each of the right type; an
 /// error names the file and line ("calls.toml:7: [[call]] #2: unknown key 'arg'"). Errc::kMalformed.
-Result<CallList> parse_call_list(std::string_view text, std::string_view source);
+Result<CallList> parse_call_list(std::string_view text, std::string_view source, const CallListLimits& limits = {});
 /// Reads and parses a call list file, and hashes the bytes it read (CallList::sha256).
-Result<CallList> read_call_list(const std::filesystem::path& path);
+Result<CallList> read_call_list(const std::filesystem::path& path, const CallListLimits& limits = {});
 
 struct CallsCaptureOptions {
   /// Thread, block budget, timeout; the FPU default and the stubs come from the profile.

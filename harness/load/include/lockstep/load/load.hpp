@@ -28,12 +28,15 @@ const char* snapshot_format_name(SnapshotFormat f) noexcept;  ///< "lockstep", "
 /// The format whose magic `first_bytes` starts with (kUnknown if none, or too few bytes).
 SnapshotFormat detect_snapshot_format(std::span<const std::uint8_t> first_bytes) noexcept;
 
-/// Largest snapshot file load_snapshot() reads (a full 32-bit space plus tables and headers).
-inline constexpr std::uint64_t kMaxSnapshotFileBytes = std::uint64_t{6} << 30;
+/// Bounds on a file load_snapshot() reads, of any format (Errc::kLimit past them); each format's
+/// reader has its own limits inside it (SnapshotLimits, MinidumpLimits, ...).
+struct LoadLimits {
+  std::uint64_t max_file_bytes = std::uint64_t{6} << 30;  ///< a full 32-bit space plus tables and headers
+};
 
 /// Reads a snapshot of any recognised format. An unrecognised magic is Errc::kBadMagic naming the
 /// first bytes; a file shorter than any magic is Errc::kTruncated. The result satisfies validate().
-Result<Snapshot> load_snapshot(const std::filesystem::path& path);
+Result<Snapshot> load_snapshot(const std::filesystem::path& path, const LoadLimits& limits = {});
 
 /// Same, from bytes already in memory (`what` names them in messages).
 Result<Snapshot> decode_any_snapshot(std::span<const std::uint8_t> bytes, std::string_view what);

@@ -22,10 +22,16 @@ enum class SymbolFileFormat { kAuto, kExecutable, kGhidraCsv, kGhidraXml, kIdaMa
 /// "auto", "executable" (ELF or PE), "ghidra-csv", "ghidra-xml", "ida-map"; kUsage otherwise.
 Result<SymbolFileFormat> parse_symbol_file_format(std::string_view name);
 
+/// Bounds on a symbol file (Errc::kLimit past them), as every reader of an untrusted file has.
+struct SymbolFileLimits {
+  std::uint64_t max_file_bytes = std::uint64_t{256} << 20;
+};
+
 struct SymbolFileOptions {
   SymbolFileFormat format = SymbolFileFormat::kAuto;
   /// IDA .map addresses are segment:offset; the segment's base address (a map does not say it).
   std::map<std::uint32_t, GuestAddr> segment_bases;
+  SymbolFileLimits limits{};
 };
 
 /// Ghidra's CSV export of a table of functions or symbols: a header row naming the columns; "Name"
