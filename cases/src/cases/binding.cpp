@@ -39,6 +39,13 @@ std::string profile_side(const Signature& s) {
 
 }  // namespace
 
+bool declared_fits(const DeclaredShape& shape, const Signature& signature) noexcept {
+  if (shape.params.size() != signature.args.size() || shape.returns != signature.returns) return false;
+  for (std::size_t i = 0; i < shape.params.size(); ++i)
+    if (!fits(shape.params[i], signature.args[i].type)) return false;
+  return true;
+}
+
 std::string declared_misfit(std::string_view name, const DeclaredShape& shape, const Signature& signature) {
   std::string why;
   if (shape.params.size() != signature.args.size()) {

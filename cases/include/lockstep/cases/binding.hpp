@@ -34,6 +34,8 @@ struct DeclaredShape {
 /// Why a port function of `shape` cannot run on the arguments `signature` gives ("" when it fits): a
 /// different count, a kind it cannot take, another return. `name` starts the sentence.
 std::string declared_misfit(std::string_view name, const DeclaredShape& shape, const Signature& signature);
+/// Whether `declared_misfit` would say nothing: the check a declared binding makes before each case.
+bool declared_fits(const DeclaredShape& shape, const Signature& signature) noexcept;
 
 struct Binding {
   GuestAddr address = 0;  ///< the original function's entry

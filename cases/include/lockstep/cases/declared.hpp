@@ -83,8 +83,8 @@ template <class PortMemory, class R, class Call>
 PortEffects run(const DeclaredShape& shape, std::string_view name, const Case& c, const Signature& signature,
                 const Call& call) {
   PortEffects fx;
-  if (std::string misfit = declared_misfit(name, shape, signature); !misfit.empty()) {
-    fx.error = std::move(misfit);
+  if (!declared_fits(shape, signature)) {
+    fx.error = declared_misfit(name, shape, signature);
     return fx;
   }
   ReplayMemory rm(c);
