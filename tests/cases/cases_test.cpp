@@ -361,13 +361,20 @@ TEST_F(CaseFileErrors, OverlappingRunsInTheBody) {
   EXPECT_EQ(decode_error(b), Errc::kMalformed);
 }
 
+/// A corpus of two functions: math::dot16 with one case, tyres::tyres with two.
+struct TwoFunctionCorpus {
+  Manifest manifest{"pod-2.8", "", "", "snap", "log", "lockstep capture ...", "car_step", {}};
+  std::vector<CaseFile> files{make_file(0x4d41a0, "math::dot16", {sample_case(0)}),
+                              make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
+  TwoFunctionCorpus() { files[0].cases[0].function = 0x4d41a0; }
+};
+
 TEST(Corpus, WriteReadAndDeterminism) {
   auto dir = std::filesystem::temp_directory_path() / ("lockstep_corpus_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  Manifest m{"pod-2.8", "", "", "snap", "log", "lockstep capture ...", "car_step", {}};
-  std::vector<CaseFile> files{make_file(0x4d41a0, "math::dot16", {sample_case(0)}),
-                              make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
-  files[0].cases[0].function = 0x4d41a0;
+  const TwoFunctionCorpus two;
+  const Manifest& m = two.manifest;
+  const std::vector<CaseFile>& files = two.files;
   ASSERT_TRUE(write_corpus(dir, m, files).ok());
   auto first = read_file(dir / "manifest.json");
   ASSERT_TRUE(write_corpus(dir, m, files).ok());
@@ -397,10 +404,9 @@ TEST(Corpus, WriteReadAndDeterminism) {
 TEST(Corpus, ACallersOwnLimitsAreHonoured) {
   auto dir = std::filesystem::temp_directory_path() / ("lockstep_corpus_limits_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  Manifest m{"pod-2.8", "", "", "snap", "log", "lockstep capture ...", "car_step", {}};
-  std::vector<CaseFile> files{make_file(0x4d41a0, "math::dot16", {sample_case(0)}),
-                              make_file(0x41af80, "tyres::tyres", {sample_case(0), sample_case(1)})};
-  files[0].cases[0].function = 0x4d41a0;
+  const TwoFunctionCorpus two;
+  const Manifest& m = two.manifest;
+  const std::vector<CaseFile>& files = two.files;
   ASSERT_TRUE(write_corpus(dir, m, files).ok());
   ASSERT_TRUE(read_corpus(dir).ok());
   const auto manifest_size = std::filesystem::file_size(dir / "manifest.json");

@@ -93,6 +93,11 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, s
   return out;
 }
 
+Result<std::string> read_text_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
+  LOCKSTEP_TRY(auto bytes, read_file(path, max_bytes));
+  return std::string(bytes.begin(), bytes.end());
+}
+
 namespace {
 
 // The test seam (set_write_fault): 0 = off, the one relaxed load a write costs in a normal run.

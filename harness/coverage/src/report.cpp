@@ -147,8 +147,7 @@ std::string coverage_json(const CoverageReport& report, const Profile* profile) 
 }
 
 Result<std::string> read_coverage_report(const std::filesystem::path& path, const CoverageReportLimits& limits) {
-  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
-  return std::string(bytes.begin(), bytes.end());
+  return read_text_file(path, limits.max_file_bytes);
 }
 
 }  // namespace lockstep::harness

@@ -259,8 +259,7 @@ std::string format_changes_markdown(const ProgressChanges& c) {
 }
 
 Result<std::string> read_progress_report(const std::filesystem::path& path, const ProgressReportLimits& limits) {
-  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
-  return std::string(bytes.begin(), bytes.end());
+  return read_text_file(path, limits.max_file_bytes);
 }
 
 }  // namespace lockstep::harness

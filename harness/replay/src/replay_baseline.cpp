@@ -12,8 +12,7 @@
 namespace lockstep::harness {
 
 Result<std::string> read_replay_report(const std::filesystem::path& path, const ReplayReportLimits& limits) {
-  LOCKSTEP_TRY(auto bytes, read_file(path, limits.max_file_bytes));
-  return std::string(bytes.begin(), bytes.end());
+  return read_text_file(path, limits.max_file_bytes);
 }
 
 using detail::read_report;

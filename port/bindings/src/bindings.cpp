@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "lockstep/cases/port_run.hpp"
 #include "pod/addresses.hpp"
 #include "registry.hpp"
 
@@ -12,22 +13,12 @@ using lockstep::cases::Case;
 using lockstep::cases::PortEffects;
 
 PortEffects run_on_case(const Case& c, const std::function<Returned(pod::Memory&, const Case&)>& body) {
-  lockstep::cases::ReplayMemory rm(c);
-  CaseMemory mem(rm);
-  PortEffects fx;
-  try {
-    Returned r = body(mem, c);
+  return lockstep::cases::run_port<CaseMemory>(c, [&](CaseMemory& mem, lockstep::cases::ReplayMemory&, PortEffects& fx) {
+    const Returned r = body(mem, c);
     fx.eax = r.eax;
     fx.edx = r.edx;
     fx.st0 = r.st0;
-  } catch (const std::exception& e) {
-    fx.error = e.what();
-  } catch (...) {
-    fx.error = "unknown exception";
-  }
-  fx.writes = rm.writes();
-  fx.outside_reads = rm.outside_reads();
-  return fx;
+  });
 }
 
 std::uint32_t stack_arg(pod::Memory& m, const Case& c, unsigned n) { return m.u32(c.in.esp + 4 + 4 * n); }

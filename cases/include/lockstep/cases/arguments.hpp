@@ -75,7 +75,6 @@ class Arguments {
   /// a declared binding, which passes the arguments in order after checking their kinds once
   /// (declared_misfit). Throws std::out_of_range past the last.
   std::uint64_t bits(std::size_t i) const;
-  std::size_t count() const noexcept { return places_.size(); }
   /// Whether the original read the argument (a register argument always counts as read).
   bool read_by_original(std::string_view name) const;
 

@@ -16,14 +16,13 @@
 #include <bit>
 #include <concepts>
 #include <cstdint>
-#include <exception>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "lockstep/cases/arguments.hpp"
 #include "lockstep/cases/binding.hpp"
-#include "lockstep/cases/replay_memory.hpp"
+#include "lockstep/cases/port_run.hpp"
 #include "lockstep/x87/extended.hpp"
 
 namespace lockstep::cases {
@@ -82,25 +81,16 @@ void put_result(PortEffects& fx, R r) {
 template <class PortMemory, class R, class Call>
 PortEffects run(const DeclaredShape& shape, std::string_view name, const Case& c, const Signature& signature,
                 const Call& call) {
-  PortEffects fx;
   if (!declared_fits(shape, signature)) {
+    PortEffects fx;
     fx.error = declared_misfit(name, shape, signature);
     return fx;
   }
-  ReplayMemory rm(c);
-  PortMemory memory(rm);
-  try {
+  return run_port<PortMemory>(c, [&](PortMemory& memory, ReplayMemory& rm, PortEffects& fx) {
     const Arguments args(c, signature, rm);
     if constexpr (std::is_void_v<R>) call(memory, args);
     else put_result(fx, call(memory, args));
-  } catch (const std::exception& e) {
-    fx.error = e.what();
-  } catch (...) {
-    fx.error = "unknown exception";
-  }
-  fx.writes = rm.writes();
-  fx.outside_reads = rm.outside_reads();
-  return fx;
+  });
 }
 
 template <class R, class... A>

@@ -47,20 +47,13 @@ Returned eax(std::int32_t v) { return {static_cast<std::uint32_t>(v), std::nullo
 lockstep::cases::Binding bind(GuestAddr address, std::string name, Body body) {
   lockstep::cases::Binding b{address, std::move(name), {}};
   b.run_with_args = [body = std::move(body)](const Case& c, const lockstep::cases::Signature& signature) {
-    lockstep::cases::ReplayMemory rm(c);
-    CaseMemory mem(rm);
-    PortEffects fx;
-    try {
-      const lockstep::cases::Arguments args(c, signature, rm);
-      const Returned r = body(mem, args);
-      fx.eax = r.eax;
-      fx.st0 = r.st0;
-    } catch (const std::exception& e) {
-      fx.error = e.what();
-    }
-    fx.writes = rm.writes();
-    fx.outside_reads = rm.outside_reads();
-    return fx;
+    return lockstep::cases::run_port<CaseMemory>(
+        c, [&](CaseMemory& mem, lockstep::cases::ReplayMemory& rm, PortEffects& fx) {
+          const lockstep::cases::Arguments args(c, signature, rm);
+          const Returned r = body(mem, args);
+          fx.eax = r.eax;
+          fx.st0 = r.st0;
+        });
   };
   return b;
 }

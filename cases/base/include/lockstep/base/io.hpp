@@ -29,6 +29,8 @@ Status require_regular_file(const std::filesystem::path& path);
 /// directory is refused without waiting on it) and files larger than max_bytes (Errc::kLimit).
 Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path,
                                             std::uint64_t max_bytes = std::uint64_t{16} << 30);
+/// The same, as text (a report, a list: bytes as they are, no encoding checked).
+Result<std::string> read_text_file(const std::filesystem::path& path, std::uint64_t max_bytes);
 
 /// Writes `data` to `path` atomically: PATH.tmp.<pid> is written, flushed and renamed over PATH,
 /// so a failed or killed write leaves the old file or the new one. Only a regular file (or a new
