@@ -75,8 +75,9 @@ PortEffects run_binding(const Binding& b, const Case& c) {
   }
   if (!b.signature) {
     PortEffects fx;
-    fx.error = fmt::format("{} reads its arguments by name, but no profile gave the function's args: replay with "
-                           "the profile the corpus was captured with (--profile)", b.name);
+    fx.error = fmt::format("{} takes its arguments as the profile declares them, but no profile gave the function's "
+                           "args: replay with the profile the corpus was captured with (--profile)",
+                           b.name);
     return fx;
   }
   return b.run_with_args(c, *b.signature);
